@@ -1,0 +1,52 @@
+import type { ClaudeConfig } from '../config/claude-config.js';
+import type { AgentEvent } from './agent-event.js';
+
+/** A user message for the agent. `id` is a UUID; the backend reports it back on delivery. */
+export interface UserInput {
+  id: string;
+  text: string;
+}
+
+export interface PermissionRequest {
+  toolName: string;
+  input: Record<string, unknown>;
+  toolUseId: string | null;
+  /** Permission rule updates the backend suggests for "always allow". */
+  suggestions: unknown[];
+  blockedPath: string | null;
+  signal: AbortSignal;
+}
+
+export type PermissionDecision =
+  | { behavior: 'allow'; updatedInput?: Record<string, unknown>; updatedPermissions?: unknown[] }
+  | { behavior: 'deny'; message: string; interrupt?: boolean };
+
+export type PermissionHandler = (request: PermissionRequest) => Promise<PermissionDecision>;
+
+export interface StartSessionOptions {
+  config: ClaudeConfig;
+  /** User messages, taken one turn at a time; the session ends when this ends. */
+  inputs: AsyncIterable<UserInput>;
+  /** Decides tool uses that the permission settings leave open. @default Claude's ordinary behaviour (deny when nobody can ask) */
+  canUseTool?: PermissionHandler;
+  /** Where `claude` mirrors transcripts and resumes from (the SDK's SessionStore). */
+  sessionStore?: unknown;
+  /** Receives `claude`'s stderr lines. */
+  onStderr?: (line: string) => void;
+}
+
+/** One running conversation: an async stream of events, with control. */
+export interface AgentSession extends AsyncIterable<AgentEvent> {
+  /** The backend's own session id, known after `session.started`. */
+  readonly nativeSessionId: string | null;
+  /** Stops the current turn; it ends with a `cancelled` error event. */
+  interrupt(): Promise<void>;
+  /** Ends the session and its process. */
+  close(): Promise<void>;
+}
+
+/** The runtime protocol every backend implements (the seeds' AgentRuntime). */
+export interface AgentBackend {
+  readonly name: string;
+  startSession(options: StartSessionOptions): AgentSession;
+}

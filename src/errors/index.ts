@@ -1,0 +1,10 @@
+export {
+  AgentdError,
+  ConfigError,
+  ConflictError,
+  InvalidInputError,
+  LeaseLostError,
+  NotFoundError,
+  StateError,
+  StoreError,
+} from './agentd-error.js';
