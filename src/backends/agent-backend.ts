@@ -29,6 +29,11 @@ export interface StartSessionOptions {
   inputs: AsyncIterable<UserInput>;
   /** Decides tool uses that the permission settings leave open. @default Claude's ordinary behaviour (deny when nobody can ask) */
   canUseTool?: PermissionHandler;
+  /**
+   * Asked before each tool use: a decision recorded for a tool use that an earlier process left
+   * waiting for a person (it is resumed as a deferred tool use), or null to decide as usual.
+   */
+  resumeDeferredTool?: (toolUseId: string, signal: AbortSignal) => Promise<PermissionDecision | null>;
   /** Where `claude` mirrors transcripts and resumes from (the SDK's SessionStore). */
   sessionStore?: unknown;
   /** Receives `claude`'s stderr lines. */

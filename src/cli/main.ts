@@ -1,7 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { AgentdError } from '../errors/index.js';
 import { version } from '../version.js';
+import { registerApprovalCommands } from './commands/approvals.js';
+import { registerEvents } from './commands/events.js';
 import { registerRun } from './commands/run.js';
+import { registerSessionCommands } from './commands/sessions.js';
 import type { CliContext } from './context.js';
 import { exitCodes } from './exit-codes.js';
 
@@ -15,6 +18,9 @@ export function buildProgram(context: CliContext): Command {
       writeErr: (text) => context.stderr.write(text),
     });
   registerRun(program, context);
+  registerSessionCommands(program, context);
+  registerEvents(program, context);
+  registerApprovalCommands(program, context);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { CanUseTool, Options, Query, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type {
+  CanUseTool,
+  HookCallback,
+  HookCallbackMatcher,
+  Options,
+  Query,
+  SDKUserMessage,
+} from '@anthropic-ai/claude-agent-sdk';
 import type { ClaudeConfig } from '../../config/claude-config.js';
 import { AsyncQueue } from '../../util/async-queue.js';
 import type {
@@ -175,12 +182,44 @@ class ClaudeSession implements AgentSession {
     };
   }
 
+  private deferredToolHook(resolve: NonNullable<StartSessionOptions['resumeDeferredTool']>): HookCallbackMatcher {
+    const hook: HookCallback = async (input, _toolUseId, { signal }) => {
+      if (input.hook_event_name !== 'PreToolUse') return {};
+      this.pendingPermissions++;
+      this.timer?.pause();
+      try {
+        const decision = await resolve(input.tool_use_id, signal);
+        if (decision === null) return {};
+        return {
+          hookSpecificOutput: {
+            hookEventName: 'PreToolUse',
+            permissionDecision: decision.behavior,
+            ...(decision.behavior === 'allow'
+              ? decision.updatedInput
+                ? { updatedInput: decision.updatedInput }
+                : {}
+              : { permissionDecisionReason: decision.message }),
+          },
+        };
+      } finally {
+        this.pendingPermissions--;
+        if (this.pendingPermissions === 0) this.timer?.start();
+      }
+    };
+    // A person may take days to answer: the hook waits as long as the permission prompt would.
+    return { hooks: [hook], timeout: 365 * 24 * 3600 };
+  }
+
   private async openQuery(): Promise<AsyncIterator<unknown>> {
     if (this.iterator) return this.iterator;
     const sdk = await loadSdk();
     const extra: Partial<Options> = {};
     if (this.options.canUseTool) extra.canUseTool = this.permissionHandler(this.options.canUseTool);
-    if (this.options.sessionStore) extra.sessionStore = this.options.sessionStore as Options['sessionStore'];
+    if (this.options.resumeDeferredTool) extra.hooks = { PreToolUse: [this.deferredToolHook(this.options.resumeDeferredTool)] };
+    if (this.options.sessionStore) {
+      extra.sessionStore = this.options.sessionStore as Options['sessionStore'];
+      extra.sessionStoreFlush = 'eager';
+    }
     if (this.options.onStderr) extra.stderr = this.options.onStderr;
     const options = buildSdkOptions(
       this.nativeSessionId ? { ...this.config, resume: this.nativeSessionId } : this.config,

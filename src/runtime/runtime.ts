@@ -1,0 +1,350 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
+import { defaultClaudeConfig } from '../config/claude-config.js';
+import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
+import type {
+  EventRecord,
+  ExecutionRecord,
+  InputRecord,
+  InteractionRecord,
+  SessionRecord,
+  SessionState,
+  Store,
+} from '../store/store.js';
+import { type Answer, validateAnswer } from './answers.js';
+import { claudeExecutablePath } from './claude-executable.js';
+import { type DataPaths, ensureDataDir, resolveDataDir } from './data-dir.js';
+import { journalEntry } from './journal-events.js';
+import { openStore } from './open-store.js';
+import { Supervisor } from './supervisor.js';
+
+export interface RuntimeOptions {
+  /** @default AGENTD_DATA_DIR, else ~/.local/state/agentd */
+  dataDir?: string;
+  /** A store to use instead of the data directory's SQLite file. */
+  store?: Store;
+  /** Environment for workers: credentials and CLAUDE_* settings. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Base config for new sessions. @default from defaults */
+  config?: ClaudeConfig;
+  /** How often `events(..., { follow: true })` looks for new events. @default 50 */
+  pollMs?: number;
+}
+
+export interface CreateSessionOptions {
+  /** The first message; the worker starts on it at once. */
+  prompt?: string;
+  /** The client's id for the first message. @default a new UUID */
+  messageId?: string;
+  /** Makes creation idempotent: the same launch id returns the same session. */
+  launchId?: string;
+  cwd?: string;
+  model?: string;
+  role?: string;
+  permissionMode?: PermissionMode;
+  /** Settings over the runtime's base config. */
+  config?: Partial<ClaudeConfig>;
+  title?: string;
+}
+
+export interface SendOptions {
+  text: string;
+  /** The client's message id; the same id and text is the same input. @default a new UUID */
+  messageId?: string;
+}
+
+export interface EventsOptions {
+  /** Return events after this cursor. @default 0 */
+  after?: number;
+  /** Keep waiting for new events. @default false */
+  follow?: boolean;
+  /** Stop following when this signal aborts. */
+  signal?: AbortSignal;
+}
+
+export interface SessionDetails {
+  session: SessionRecord;
+  executions: ExecutionRecord[];
+  inputs: InputRecord[];
+  live: ExecutionRecord | null;
+  lastCursor: number;
+}
+
+const liveStates = new Set<ExecutionRecord['state']>(['starting', 'running', 'idle', 'stopping']);
+const sleep = (ms: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, ms));
+
+/** What never goes into the store: credentials and other environment travel to workers by env only. */
+function storableConfig(config: ClaudeConfig): Record<string, unknown> {
+  const { env: _env, resume: _resume, ...rest } = config;
+  return JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
+}
+
+/**
+ * The library API: everything the CLI, HTTP server, A2A and dashboard do goes through here.
+ */
+export class Runtime {
+  readonly store: Store;
+  readonly paths: DataPaths;
+  private readonly supervisor: Supervisor;
+  private readonly baseConfig: ClaudeConfig;
+  private readonly pollMs: number;
+
+  constructor(options: {
+    store: Store;
+    paths: DataPaths;
+    env: Record<string, string | undefined>;
+    config: ClaudeConfig;
+    pollMs: number;
+  }) {
+    this.store = options.store;
+    this.paths = options.paths;
+    this.baseConfig = options.config;
+    this.pollMs = options.pollMs;
+    this.supervisor = new Supervisor({ store: options.store, paths: options.paths, env: options.env });
+  }
+
+  /** Creates a session and, with a prompt, starts its worker. Idempotent on `launchId`. */
+  async createSession(
+    options: CreateSessionOptions = {},
+  ): Promise<{ session: SessionRecord; input: InputRecord | null; created: boolean }> {
+    if (options.prompt !== undefined && options.prompt.trim() === '')
+      throw new InvalidInputError('prompt must not be empty');
+    const config: ClaudeConfig = {
+      ...this.baseConfig,
+      ...options.config,
+      retry: { ...this.baseConfig.retry, ...options.config?.retry },
+    };
+    if (options.model) config.model = options.model;
+    if (options.permissionMode) config.permissionMode = options.permissionMode;
+    config.cwd = resolve(options.cwd ?? config.cwd ?? process.cwd());
+    const stored = storableConfig(config);
+    // The launch configuration includes the first prompt, so a launch id fixes both.
+    if (options.prompt !== undefined) stored.initialPrompt = options.prompt;
+    const { session, created } = await this.store.createSession({
+      id: randomUUID(),
+      provider: config.env?.ANTHROPIC_BASE_URL?.includes('openrouter') ? 'openrouter' : 'anthropic',
+      role: options.role ?? null,
+      model: config.model ?? null,
+      cwd: config.cwd,
+      config: stored,
+      launchId: options.launchId ?? null,
+      title: options.title ?? null,
+      now: Date.now(),
+    });
+    let input: InputRecord | null = null;
+    if (options.prompt !== undefined) {
+      const messageId = options.messageId ?? (options.launchId ? `launch:${options.launchId}` : randomUUID());
+      input = await this.send(session.id, { text: options.prompt, messageId });
+    }
+    return { session, input, created };
+  }
+
+  /**
+   * Journals a message and makes sure a worker will deliver it. The same message id and text
+   * returns the existing input; the same id with other text is a `conflict`.
+   */
+  async send(sessionId: string, options: SendOptions): Promise<InputRecord> {
+    if (typeof options.text !== 'string' || options.text.trim() === '')
+      throw new InvalidInputError('text must not be empty');
+    const session = await this.requireSession(sessionId);
+    if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
+    const { input, created } = await this.store.addInput({
+      id: randomUUID(),
+      sessionId,
+      messageId: options.messageId ?? randomUUID(),
+      text: options.text,
+      now: Date.now(),
+    });
+    if (created) {
+      await this.store.appendEvents(
+        sessionId,
+        [
+          journalEntry({
+            type: 'input.accepted',
+            inputId: input.id,
+            messageId: input.messageId,
+            text: input.text,
+          }),
+        ],
+        { now: Date.now() },
+      );
+    }
+    if (input.state === 'accepted') await this.ensureWorker(sessionId);
+    return (await this.store.getInput(sessionId, input.messageId)) ?? input;
+  }
+
+  /** The session's events after a cursor; with `follow`, waits for more until aborted. */
+  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<EventRecord> {
+    await this.requireSession(sessionId);
+    let after = options.after ?? 0;
+    for (;;) {
+      const page = await this.store.readEvents(sessionId, { after, limit: 500 });
+      for (const event of page) {
+        after = event.cursor;
+        yield event;
+      }
+      if (page.length === 500) continue;
+      if (!options.follow || options.signal?.aborted) return;
+      await sleep(this.pollMs);
+      if (options.signal?.aborted) return;
+    }
+  }
+
+  async interactions(
+    options: { sessionId?: string; state?: InteractionRecord['state'] } = {},
+  ): Promise<InteractionRecord[]> {
+    return this.store.listInteractions(options);
+  }
+
+  /** Answers a pending interaction once; a second answer is a `conflict`. */
+  async answer(interactionId: string, answer: Answer): Promise<InteractionRecord> {
+    const interaction = await this.store.getInteraction(interactionId);
+    if (!interaction) throw new NotFoundError(`interaction ${interactionId} not found`);
+    const stored = validateAnswer(interaction, answer);
+    const answered = await this.store.answerInteraction(interactionId, stored, Date.now());
+    await this.store.appendEvents(
+      answered.sessionId,
+      [journalEntry({ type: 'interaction.answered', interactionId, answer: stored })],
+      { now: Date.now() },
+    );
+    return answered;
+  }
+
+  /** Asks the live worker to stop. Returns the execution, or null when none was live. */
+  async stop(sessionId: string): Promise<ExecutionRecord | null> {
+    const live = await this.liveExecution(sessionId);
+    if (!live) return null;
+    return this.store.updateExecution(live.id, { state: 'stopping', now: Date.now() });
+  }
+
+  /** Interrupts the current turn of the live worker (the session stays open). */
+  async interrupt(sessionId: string, reason = 'interrupted by the user'): Promise<boolean> {
+    const live = await this.liveExecution(sessionId);
+    if (!live) return false;
+    await this.store.appendEvents(sessionId, [journalEntry({ type: 'control.interrupt', reason })], {
+      now: Date.now(),
+    });
+    return true;
+  }
+
+  /** Starts a worker on a session that has none (after a stop or a failure). */
+  async resume(sessionId: string): Promise<ExecutionRecord> {
+    const session = await this.requireSession(sessionId);
+    if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
+    const live = await this.liveExecution(sessionId);
+    if (live)
+      throw new StateError(`session ${sessionId} already has a live worker (${live.id})`, {
+        executionId: live.id,
+      });
+    return this.startWorker(sessionId);
+  }
+
+  /** The interactive `claude --resume` command; only once no worker owns the session. */
+  async attach(sessionId: string): Promise<{ command: string; args: string[]; cwd: string }> {
+    const session = await this.requireSession(sessionId);
+    const live = await this.liveExecution(sessionId);
+    if (live)
+      throw new StateError(
+        `session ${sessionId} has a live worker; stop it first (agentd stop ${sessionId})`,
+      );
+    if (!session.nativeSessionId) throw new StateError(`session ${sessionId} has no Claude session yet`);
+    return { command: claudeExecutablePath(), args: ['--resume', session.nativeSessionId], cwd: session.cwd };
+  }
+
+  async archive(sessionId: string): Promise<SessionRecord> {
+    await this.requireSession(sessionId);
+    await this.stop(sessionId);
+    return this.store.updateSession(sessionId, { state: 'archived', now: Date.now() });
+  }
+
+  async getSession(sessionId: string): Promise<SessionDetails> {
+    const session = await this.requireSession(sessionId);
+    await this.supervisor.reconcile(sessionId);
+    const executions = await this.store.listExecutions(sessionId);
+    return {
+      session,
+      executions,
+      inputs: await this.store.listInputs(sessionId),
+      live: executions.find((execution) => liveStates.has(execution.state)) ?? null,
+      lastCursor: await this.store.lastCursor(sessionId),
+    };
+  }
+
+  async listSessions(options: { state?: SessionState; limit?: number } = {}): Promise<SessionRecord[]> {
+    return this.store.listSessions(options);
+  }
+
+  async listExecutions(sessionId: string): Promise<ExecutionRecord[]> {
+    await this.requireSession(sessionId);
+    return this.store.listExecutions(sessionId);
+  }
+
+  async listInputs(sessionId: string): Promise<InputRecord[]> {
+    await this.requireSession(sessionId);
+    return this.store.listInputs(sessionId);
+  }
+
+  /** Notices workers that died while nobody watched; run at start and before decisions. */
+  async reconcile(): Promise<ExecutionRecord[]> {
+    return this.supervisor.reconcile();
+  }
+
+  /** The live execution of a session, after marking dead ones. */
+  async liveExecution(sessionId: string): Promise<ExecutionRecord | null> {
+    await this.supervisor.reconcile(sessionId);
+    const executions = await this.store.listExecutions(sessionId);
+    return executions.find((execution) => liveStates.has(execution.state)) ?? null;
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+
+  /**
+   * A worker that is stopping re-reads the journal after it marks itself so; one that already left
+   * cannot take the input, so wait for it to go and start another.
+   */
+  private async ensureWorker(sessionId: string): Promise<void> {
+    let live = await this.liveExecution(sessionId);
+    const deadline = Date.now() + 15_000;
+    while (live?.state === 'stopping' && Date.now() < deadline) {
+      await sleep(this.pollMs);
+      live = await this.liveExecution(sessionId);
+    }
+    if (live) return;
+    await this.startWorker(sessionId);
+  }
+
+  private async startWorker(sessionId: string): Promise<ExecutionRecord> {
+    const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
+    const pid = this.supervisor.spawnWorker(execution);
+    return this.store.updateExecution(execution.id, {
+      pid,
+      processStartTime: Supervisor.identity(pid),
+      now: Date.now(),
+    });
+  }
+
+  private async requireSession(sessionId: string): Promise<SessionRecord> {
+    const session = await this.store.getSession(sessionId);
+    if (!session) throw new NotFoundError(`session ${sessionId} not found`);
+    return session;
+  }
+}
+
+/** Opens (or creates) a data directory and returns its runtime. */
+export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const env = options.env ?? process.env;
+  const paths = ensureDataDir(resolveDataDir(options.dataDir, env));
+  const store = options.store ?? (await openStore(paths, env));
+  const runtime = new Runtime({
+    store,
+    paths,
+    env,
+    config: options.config ?? defaultClaudeConfig(),
+    pollMs: options.pollMs ?? 50,
+  });
+  await runtime.reconcile();
+  return runtime;
+}

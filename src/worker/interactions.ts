@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import type { PermissionDecision, PermissionRequest } from '../backends/agent-backend.js';
+import { journalEntry } from '../runtime/journal-events.js';
+import type { InteractionRecord, Store } from '../store/store.js';
+
+export interface InteractionBridgeOptions {
+  store: Store;
+  sessionId: string;
+  executionId: string;
+  epoch: () => number;
+  /** How often to look for an answer. @default 100 */
+  pollMs?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The decision an answer stands for. Answers are validated by the runtime before they are stored. */
+export function decisionFromAnswer(interaction: InteractionRecord): PermissionDecision {
+  const answer = interaction.answer ?? {};
+  const input = (interaction.request.input ?? {}) as Record<string, unknown>;
+  if (interaction.kind === 'question') {
+    return { behavior: 'allow', updatedInput: { ...input, answers: answer.answers ?? {} } };
+  }
+  if (answer.decision === 'approve') {
+    const updatedInput = (answer.updatedInput as Record<string, unknown> | undefined) ?? input;
+    return { behavior: 'allow', updatedInput };
+  }
+  const reason =
+    typeof answer.reason === 'string' && answer.reason ? answer.reason : 'The user denied this tool use.';
+  return { behavior: 'deny', message: reason };
+}
+
+/**
+ * Turns the backend's permission requests into persisted interactions and waits for their answers,
+ * which arrive through the store (from any process, on any node). Nothing is approved here.
+ */
+export class InteractionBridge {
+  private readonly pollMs: number;
+  private pendingCount = 0;
+
+  constructor(private readonly options: InteractionBridgeOptions) {
+    this.pollMs = options.pollMs ?? 100;
+  }
+
+  get pending(): number {
+    return this.pendingCount;
+  }
+
+  /** For `canUseTool`: persist the request, announce it, wait for the answer. */
+  async request(request: PermissionRequest): Promise<PermissionDecision> {
+    const { store, sessionId, executionId } = this.options;
+    const existing = request.toolUseId ? await this.findByToolUse(request.toolUseId) : undefined;
+    const interaction =
+      existing ??
+      (await store.createInteraction(
+        {
+          id: randomUUID(),
+          sessionId,
+          executionId,
+          kind: request.toolName === 'AskUserQuestion' ? 'question' : 'approval',
+          toolName: request.toolName,
+          toolUseId: request.toolUseId,
+          request: {
+            input: request.input,
+            suggestions: request.suggestions,
+            blockedPath: request.blockedPath,
+          },
+          createdAt: Date.now(),
+        },
+        { epoch: this.options.epoch() },
+      ));
+    if (!existing) {
+      await store.appendEvents(
+        sessionId,
+        [journalEntry({ type: 'interaction.requested', interaction }, executionId)],
+        {
+          epoch: this.options.epoch(),
+          now: Date.now(),
+        },
+      );
+    }
+    return this.waitForAnswer(interaction.id, request.signal);
+  }
+
+  /**
+   * For a tool use that an earlier execution left waiting (the worker died while a person was
+   * being asked): the recorded answer, waiting for it if need be; null when agentd never asked.
+   */
+  async resumeDeferred(toolUseId: string, signal: AbortSignal): Promise<PermissionDecision | null> {
+    const interaction = await this.findByToolUse(toolUseId);
+    if (!interaction) return null;
+    return this.waitForAnswer(interaction.id, signal);
+  }
+
+  private async findByToolUse(toolUseId: string): Promise<InteractionRecord | undefined> {
+    const all = await this.options.store.listInteractions({ sessionId: this.options.sessionId });
+    return all.find((interaction) => interaction.toolUseId === toolUseId);
+  }
+
+  private async waitForAnswer(id: string, signal: AbortSignal): Promise<PermissionDecision> {
+    this.pendingCount++;
+    try {
+      for (;;) {
+        const interaction = await this.options.store.getInteraction(id);
+        if (interaction?.state === 'answered') return decisionFromAnswer(interaction);
+        if (signal.aborted) return { behavior: 'deny', message: 'The turn was interrupted.' };
+        await sleep(this.pollMs);
+      }
+    } finally {
+      this.pendingCount--;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The worker process: `node worker-main.js DATA_DIR SESSION_ID EXECUTION_ID`. Started detached by
+ * the supervisor, in its own process group, with its output in log files; it outlives its parent.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClaudeBackend } from '../backends/claude/claude-backend.js';
+import { dataPaths } from '../runtime/data-dir.js';
+import { openStore } from '../runtime/open-store.js';
+import { Worker, workerExitCodes } from './worker.js';
+
+async function main(): Promise<number> {
+  const [dataDir, sessionId, executionId] = process.argv.slice(2);
+  if (!dataDir || !sessionId || !executionId) {
+    process.stderr.write('usage: worker-main DATA_DIR SESSION_ID EXECUTION_ID\n');
+    return workerExitCodes.failed;
+  }
+  const paths = dataPaths(dataDir);
+  const logFile = join(paths.logs, `${executionId}.log`);
+  const log = (line: string) => appendFileSync(logFile, `${line}\n`);
+  const store = await openStore(paths, process.env);
+  const idle = Number(process.env.AGENTD_IDLE_TIMEOUT_MS ?? '');
+  const leaseTtl = Number(process.env.AGENTD_LEASE_TTL_MS ?? '');
+  const worker = new Worker({
+    store,
+    backend: new ClaudeBackend(),
+    sessionId,
+    executionId,
+    ...(Number.isFinite(idle) && process.env.AGENTD_IDLE_TIMEOUT_MS ? { idleTimeoutMs: idle } : {}),
+    ...(Number.isFinite(leaseTtl) && process.env.AGENTD_LEASE_TTL_MS ? { leaseTtlMs: leaseTtl } : {}),
+    log,
+  });
+  // A stop signal ends the worker the same way a stop request does.
+  process.on('SIGTERM', () => {
+    void store.updateExecution(executionId, { state: 'stopping', now: Date.now() }).catch(() => {});
+  });
+  try {
+    return await worker.run();
+  } finally {
+    await store.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `agentd worker failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(workerExitCodes.failed);
+  },
+);

@@ -1,0 +1,302 @@
+import type { AgentBackend, AgentSession, UserInput } from '../backends/agent-backend.js';
+import type { AgentEvent } from '../backends/agent-event.js';
+import type { ClaudeConfig } from '../config/claude-config.js';
+import { LeaseLostError } from '../errors/index.js';
+import { journalEntry } from '../runtime/journal-events.js';
+import { processStartTime } from '../runtime/process-identity.js';
+import { toSdkSessionStore } from '../store/session-store-adapter.js';
+import type { Store } from '../store/store.js';
+import { InteractionBridge } from './interactions.js';
+
+export interface WorkerOptions {
+  store: Store;
+  backend: AgentBackend;
+  sessionId: string;
+  executionId: string;
+  /** @default 15000 */
+  leaseTtlMs?: number;
+  /** How often the worker looks for inputs, answers and requests. @default 50 */
+  pollMs?: number;
+  /** Stop after this long with no turn, interaction or background task; 0 = never. @default 600000 */
+  idleTimeoutMs?: number;
+  /** Environment for the backend (credentials); never stored. */
+  env?: Record<string, string>;
+  log?: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Why the worker ended, as the process exit code reports it. */
+export const workerExitCodes = { stopped: 0, failed: 1, leaseHeld: 2, leaseLost: 3 } as const;
+
+/**
+ * One execution: owns the session's lease, feeds accepted inputs to the backend in order, journals
+ * every event fenced by its lease epoch, and persists permission requests until they are answered.
+ */
+export class Worker {
+  private epoch = 0;
+  private session: AgentSession | undefined;
+  private stopping: string | undefined;
+  private turnActive = false;
+  private lastActivity = Date.now();
+  private lastControlCursor = 0;
+  private leaseLost = false;
+  private readonly pollMs: number;
+  private readonly leaseTtlMs: number;
+  private readonly idleTimeoutMs: number;
+  private readonly interactions: InteractionBridge;
+
+  constructor(private readonly options: WorkerOptions) {
+    this.pollMs = options.pollMs ?? 50;
+    this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 600_000;
+    this.interactions = new InteractionBridge({
+      store: options.store,
+      sessionId: options.sessionId,
+      executionId: options.executionId,
+      epoch: () => this.epoch,
+      pollMs: this.pollMs * 2,
+    });
+  }
+
+  private log(line: string) {
+    this.options.log?.(`${new Date().toISOString()} ${line}`);
+  }
+
+  async run(): Promise<number> {
+    const { store, sessionId, executionId } = this.options;
+    const sessionRecord = await store.getSession(sessionId);
+    if (!sessionRecord) throw new Error(`session ${sessionId} not found`);
+    const pid = process.pid;
+    const startTime = processStartTime(pid);
+    const lease = await store.acquireLease({
+      sessionId,
+      owner: executionId,
+      ttlMs: this.leaseTtlMs,
+      pid,
+      processStartTime: startTime,
+      now: Date.now(),
+    });
+    if (!lease) {
+      this.log('lease held by another worker; exiting');
+      await store.updateExecution(executionId, {
+        state: 'failed',
+        error: { code: 'lease_held', message: 'another worker holds this session' },
+        endedAt: Date.now(),
+        now: Date.now(),
+      });
+      return workerExitCodes.leaseHeld;
+    }
+    this.epoch = lease.epoch;
+    this.lastControlCursor = await store.lastCursor(sessionId);
+    await store.updateExecution(
+      executionId,
+      { state: 'idle', epoch: this.epoch, pid, processStartTime: startTime, now: Date.now() },
+      { epoch: this.epoch },
+    );
+    await this.journal([{ type: 'execution.started', executionId, epoch: this.epoch, pid }]);
+    this.log(`lease epoch ${this.epoch}; session ${sessionId}`);
+
+    const config = sessionRecord.config as unknown as ClaudeConfig;
+    const resume = sessionRecord.nativeSessionId ?? undefined;
+    const session = this.options.backend.startSession({
+      config: { ...config, ...(resume ? { resume } : {}), env: { ...config.env, ...this.options.env } },
+      inputs: this.inputs(),
+      canUseTool: (request) => this.interactions.request(request),
+      resumeDeferredTool: (toolUseId, signal) => this.interactions.resumeDeferred(toolUseId, signal),
+      sessionStore: toSdkSessionStore(store),
+      onStderr: (line) => this.log(`claude: ${line.trimEnd()}`),
+    });
+    this.session = session;
+    const control = this.controlLoop();
+    let outcome: number = workerExitCodes.stopped;
+    try {
+      for await (const event of session) await this.record(event);
+    } catch (error) {
+      if (error instanceof LeaseLostError || this.leaseLost) outcome = workerExitCodes.leaseLost;
+      else {
+        outcome = workerExitCodes.failed;
+        this.log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        await this.fail(error);
+      }
+    } finally {
+      this.stopping ??= 'session ended';
+      await control;
+    }
+    if (outcome === workerExitCodes.stopped && !this.leaseLost) await this.finish();
+    return this.leaseLost ? workerExitCodes.leaseLost : outcome;
+  }
+
+  /** Accepted inputs, oldest first, each marked `dispatching` before the backend sees it. */
+  private async *inputs(): AsyncGenerator<UserInput> {
+    const { store, sessionId, executionId } = this.options;
+    while (!this.stopping) {
+      const [next] = await store.listInputs(sessionId, { states: ['accepted'] });
+      if (next) {
+        const [dispatched] = await store.updateInputStates({
+          sessionId,
+          inputIds: [next.id],
+          from: ['accepted'],
+          to: 'dispatching',
+          executionId,
+          epoch: this.epoch,
+          now: Date.now(),
+        });
+        if (!dispatched) continue;
+        this.turnActive = true;
+        await store.updateExecution(
+          executionId,
+          { state: 'running', now: Date.now() },
+          { epoch: this.epoch },
+        );
+        yield { id: dispatched.id, text: dispatched.text };
+        continue;
+      }
+      if (
+        this.idleTimeoutMs > 0 &&
+        this.interactions.pending === 0 &&
+        Date.now() - this.lastActivity > this.idleTimeoutMs
+      ) {
+        // Mark first, then look once more: a sender either sees `stopping` or we see its input.
+        await store.updateExecution(
+          executionId,
+          { state: 'stopping', now: Date.now() },
+          { epoch: this.epoch },
+        );
+        if ((await store.listInputs(sessionId, { states: ['accepted'] })).length > 0) {
+          await store.updateExecution(executionId, { state: 'idle', now: Date.now() }, { epoch: this.epoch });
+          this.lastActivity = Date.now();
+          continue;
+        }
+        this.stopping = 'idle timeout';
+        return;
+      }
+      await sleep(this.pollMs);
+    }
+  }
+
+  private async record(event: AgentEvent): Promise<void> {
+    const { store, sessionId, executionId } = this.options;
+    this.lastActivity = Date.now();
+    if (event.type === 'input.delivered') {
+      const changed = await store.updateInputStates({
+        sessionId,
+        inputIds: [event.inputId],
+        from: ['accepted', 'dispatching'],
+        to: 'delivered',
+        epoch: this.epoch,
+        now: Date.now(),
+      });
+      if (changed.length === 0) return;
+    }
+    if (event.type === 'session.started' && event.sessionId) {
+      await store.updateSession(sessionId, { nativeSessionId: event.sessionId, now: Date.now() });
+    }
+    await this.journal([event as unknown as { type: string } & Record<string, unknown>]);
+    if (event.type === 'agent.turn.completed' || event.type === 'agent.error') await this.endTurn();
+  }
+
+  private async endTurn(): Promise<void> {
+    const { store, sessionId, executionId } = this.options;
+    this.turnActive = false;
+    this.lastActivity = Date.now();
+    const queued = await store.listInputs(sessionId, { states: ['accepted'] });
+    if (queued.length > 0) return;
+    await store.updateExecution(executionId, { state: 'idle', now: Date.now() }, { epoch: this.epoch });
+    await this.journal([{ type: 'work.settled', executionId }]);
+  }
+
+  private async journal(events: Array<{ type: string } & Record<string, unknown>>): Promise<void> {
+    await this.options.store.appendEvents(
+      this.options.sessionId,
+      events.map((event) => journalEntry(event, this.options.executionId)),
+      { epoch: this.epoch, now: Date.now() },
+    );
+  }
+
+  /** Renews the lease and reads requests (stop, interrupt) until the worker stops. */
+  private async controlLoop(): Promise<void> {
+    const { store, sessionId, executionId } = this.options;
+    let lastRenewal = Date.now();
+    while (!this.stopping) {
+      await sleep(this.pollMs * 2);
+      if (this.stopping) break;
+      try {
+        if (Date.now() - lastRenewal > this.leaseTtlMs / 3) {
+          const renewed = await store.renewLease({
+            sessionId,
+            epoch: this.epoch,
+            ttlMs: this.leaseTtlMs,
+            now: Date.now(),
+          });
+          if (!renewed) throw new LeaseLostError('lease renewal refused');
+          lastRenewal = Date.now();
+        }
+        const execution = await store.getExecution(executionId);
+        if (execution?.state === 'stopping') {
+          this.stopping = 'stop requested';
+          await this.session?.interrupt();
+          await this.session?.close();
+          break;
+        }
+        for (const event of await store.readEvents(sessionId, { after: this.lastControlCursor })) {
+          this.lastControlCursor = event.cursor;
+          if (event.type === 'control.interrupt' && this.turnActive) await this.session?.interrupt();
+        }
+      } catch (error) {
+        if (error instanceof LeaseLostError) {
+          this.log('lease lost: stopping claude and exiting');
+          this.leaseLost = true;
+          this.stopping = 'lease lost';
+          await this.session?.close();
+          break;
+        }
+        this.log(`control: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  private async finish(): Promise<void> {
+    const { store, sessionId, executionId } = this.options;
+    const reason = this.stopping ?? 'stopped';
+    await store.updateExecution(
+      executionId,
+      { state: 'stopped', endedAt: Date.now(), now: Date.now() },
+      { epoch: this.epoch },
+    );
+    await this.journal([{ type: 'execution.stopped', executionId, reason }]);
+    await store.releaseLease({ sessionId, epoch: this.epoch });
+    this.log(`stopped: ${reason}`);
+  }
+
+  private async fail(error: unknown): Promise<void> {
+    const { store, sessionId, executionId } = this.options;
+    try {
+      const uncertain = await store.updateInputStates({
+        sessionId,
+        inputIds: (await store.listInputs(sessionId, { states: ['dispatching'] })).map((input) => input.id),
+        from: ['dispatching'],
+        to: 'uncertain',
+        epoch: this.epoch,
+        now: Date.now(),
+      });
+      const message = error instanceof Error ? error.message : String(error);
+      await store.updateExecution(
+        executionId,
+        { state: 'failed', error: { code: 'worker_error', message }, endedAt: Date.now(), now: Date.now() },
+        { epoch: this.epoch },
+      );
+      await this.journal([
+        {
+          type: 'execution.failed',
+          executionId,
+          error: { code: 'worker_error', message },
+          uncertainInputIds: uncertain.map((input) => input.id),
+        },
+      ]);
+      await store.releaseLease({ sessionId, epoch: this.epoch });
+    } catch (secondary) {
+      this.log(`could not record the failure: ${String(secondary)}`);
+    }
+  }
+}
