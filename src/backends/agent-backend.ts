@@ -5,6 +5,11 @@ import type { AgentEvent } from './agent-event.js';
 export interface UserInput {
   id: string;
   text: string;
+  /**
+   * No new message: resume the session so that it continues the tool uses it left deferred
+   * (waiting for a person). `text` is ignored.
+   */
+  continueDeferred?: boolean;
 }
 
 export interface PermissionRequest {

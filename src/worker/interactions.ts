@@ -10,6 +10,8 @@ export interface InteractionBridgeOptions {
   epoch: () => number;
   /** How often to look for an answer. @default 100 */
   pollMs?: number;
+  /** Runs before a new interaction is persisted (the worker waits for the transcript mirror). */
+  beforeCreate?: (toolUseId: string) => Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -50,6 +52,7 @@ export class InteractionBridge {
   async request(request: PermissionRequest): Promise<PermissionDecision> {
     const { store, sessionId, executionId } = this.options;
     const existing = request.toolUseId ? await this.findByToolUse(request.toolUseId) : undefined;
+    if (!existing && request.toolUseId) await this.options.beforeCreate?.(request.toolUseId);
     const interaction =
       existing ??
       (await store.createInteraction(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AgentBackend, AgentSession, UserInput } from '../backends/agent-backend.js';
 import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
@@ -6,6 +7,7 @@ import { journalEntry } from '../runtime/journal-events.js';
 import { processStartTime } from '../runtime/process-identity.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { Store } from '../store/store.js';
+import { markInterruptedToolUses, projectKeyOf, transcriptHasToolUse } from './deferred-tools.js';
 import { InteractionBridge } from './interactions.js';
 
 export interface WorkerOptions {
@@ -41,6 +43,8 @@ export class Worker {
   private lastActivity = Date.now();
   private lastControlCursor = 0;
   private leaseLost = false;
+  private nativeSessionId: string | null = null;
+  private cwd: string | null = null;
   private readonly pollMs: number;
   private readonly leaseTtlMs: number;
   private readonly idleTimeoutMs: number;
@@ -56,6 +60,7 @@ export class Worker {
       executionId: options.executionId,
       epoch: () => this.epoch,
       pollMs: this.pollMs * 2,
+      beforeCreate: (toolUseId) => this.awaitMirroredToolUse(toolUseId),
     });
   }
 
@@ -98,10 +103,13 @@ export class Worker {
     this.log(`lease epoch ${this.epoch}; session ${sessionId}`);
 
     const config = sessionRecord.config as unknown as ClaudeConfig;
+    this.cwd = sessionRecord.cwd;
+    this.nativeSessionId = sessionRecord.nativeSessionId;
     const resume = sessionRecord.nativeSessionId ?? undefined;
+    const deferred = resume ? await this.markInterruptedToolUses(resume, sessionRecord.cwd) : [];
     const session = this.options.backend.startSession({
       config: { ...config, ...(resume ? { resume } : {}), env: { ...config.env, ...this.options.env } },
-      inputs: this.inputs(),
+      inputs: this.inputs(deferred.length > 0),
       canUseTool: (request) => this.interactions.request(request),
       resumeDeferredTool: (toolUseId, signal) => this.interactions.resumeDeferred(toolUseId, signal),
       sessionStore: toSdkSessionStore(store),
@@ -127,9 +135,48 @@ export class Worker {
     return this.leaseLost ? workerExitCodes.leaseLost : outcome;
   }
 
-  /** Accepted inputs, oldest first, each marked `dispatching` before the backend sees it. */
-  private async *inputs(): AsyncGenerator<UserInput> {
+  /**
+   * An interaction must never outlive the transcript entry it answers: if the worker dies, resume
+   * finds the tool use in the store and continues it. The SDK mirrors the entry within moments.
+   */
+  private async awaitMirroredToolUse(toolUseId: string): Promise<void> {
+    if (!this.nativeSessionId || !this.cwd) return;
+    const key = { projectKey: projectKeyOf(this.cwd), sessionId: this.nativeSessionId };
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      if (await transcriptHasToolUse(this.options.store, key, toolUseId)) return;
+      await sleep(this.pollMs);
+    }
+    this.log(`tool use ${toolUseId} not mirrored to the store yet; asking anyway`);
+  }
+
+  /**
+   * Tool uses that a dead worker left waiting for a person are marked deferred in the transcript,
+   * so that the resumed session asks for them again and gets the persisted answer.
+   */
+  private async markInterruptedToolUses(nativeSessionId: string, cwd: string): Promise<string[]> {
     const { store, sessionId, executionId } = this.options;
+    const interactions = (await store.listInteractions({ sessionId })).filter(
+      (interaction) => interaction.executionId !== executionId && interaction.toolUseId !== null,
+    );
+    if (interactions.length === 0) return [];
+    const marked = await markInterruptedToolUses({
+      store,
+      key: { projectKey: projectKeyOf(cwd), sessionId: nativeSessionId },
+      interactions,
+    });
+    if (marked.length > 0) this.log(`continuing deferred tool uses: ${marked.join(', ')}`);
+    return marked;
+  }
+
+  /** Accepted inputs, oldest first, each marked `dispatching` before the backend sees it. */
+  private async *inputs(continueDeferred = false): AsyncGenerator<UserInput> {
+    const { store, sessionId, executionId } = this.options;
+    if (continueDeferred) {
+      this.turnActive = true;
+      await store.updateExecution(executionId, { state: 'running', now: Date.now() }, { epoch: this.epoch });
+      yield { id: randomUUID(), text: '', continueDeferred: true };
+    }
     while (!this.stopping) {
       const [next] = await store.listInputs(sessionId, { states: ['accepted'] });
       if (next) {
@@ -190,6 +237,7 @@ export class Worker {
       if (changed.length === 0) return;
     }
     if (event.type === 'session.started' && event.sessionId) {
+      this.nativeSessionId = event.sessionId;
       await store.updateSession(sessionId, { nativeSessionId: event.sessionId, now: Date.now() });
     }
     await this.journal([event as unknown as { type: string } & Record<string, unknown>]);

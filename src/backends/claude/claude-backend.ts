@@ -182,7 +182,9 @@ class ClaudeSession implements AgentSession {
     };
   }
 
-  private deferredToolHook(resolve: NonNullable<StartSessionOptions['resumeDeferredTool']>): HookCallbackMatcher {
+  private deferredToolHook(
+    resolve: NonNullable<StartSessionOptions['resumeDeferredTool']>,
+  ): HookCallbackMatcher {
     const hook: HookCallback = async (input, _toolUseId, { signal }) => {
       if (input.hook_event_name !== 'PreToolUse') return {};
       this.pendingPermissions++;
@@ -215,7 +217,8 @@ class ClaudeSession implements AgentSession {
     const sdk = await loadSdk();
     const extra: Partial<Options> = {};
     if (this.options.canUseTool) extra.canUseTool = this.permissionHandler(this.options.canUseTool);
-    if (this.options.resumeDeferredTool) extra.hooks = { PreToolUse: [this.deferredToolHook(this.options.resumeDeferredTool)] };
+    if (this.options.resumeDeferredTool)
+      extra.hooks = { PreToolUse: [this.deferredToolHook(this.options.resumeDeferredTool)] };
     if (this.options.sessionStore) {
       extra.sessionStore = this.options.sessionStore as Options['sessionStore'];
       extra.sessionStoreFlush = 'eager';
@@ -249,7 +252,8 @@ class ClaudeSession implements AgentSession {
         let sawResult = false;
         try {
           const iterator = await this.openQuery();
-          this.prompts!.push(prompt);
+          // A resumed session continues its deferred tool uses on its own; a prompt would be a new turn.
+          if (!input.continueDeferred || attempt > 0) this.prompts!.push(prompt);
           this.timer.start();
           for (;;) {
             const next = await iterator.next();
