@@ -70,3 +70,10 @@ export class StateError extends AgentdError {
     super({ code: 'invalid_state', message, userError: true, details });
   }
 }
+
+/** No model credentials are configured, so no agent can be started. */
+export class CredentialsMissingError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'credentials_missing', message, details });
+  }
+}

@@ -2,6 +2,7 @@ export {
   AgentdError,
   ConfigError,
   ConflictError,
+  CredentialsMissingError,
   InvalidInputError,
   LeaseLostError,
   NotFoundError,

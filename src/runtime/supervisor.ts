@@ -15,7 +15,13 @@ export interface SupervisorOptions {
 }
 
 const liveStates: ExecutionRecord['state'][] = ['starting', 'running', 'idle', 'stopping'];
-const workerEntry = fileURLToPath(new URL('../worker/worker-main.js', import.meta.url));
+/**
+ * The worker's entry point: beside this file once built; from the TypeScript sources (tests, tsx)
+ * it is the build's, since a detached `node` cannot load `.ts` files.
+ */
+const workerEntry = import.meta.url.endsWith('.ts')
+  ? fileURLToPath(new URL('../../dist/worker/worker-main.js', import.meta.url))
+  : fileURLToPath(new URL('../worker/worker-main.js', import.meta.url));
 
 /** A worker that has not taken its lease within this time after being spawned is considered dead. */
 const startGraceMs = 30_000;

@@ -165,7 +165,9 @@ export interface Store {
   /** Fenced by `epoch` when given. */
   updateExecution(
     id: string,
-    patch: Partial<Pick<ExecutionRecord, 'state' | 'epoch' | 'pid' | 'processStartTime' | 'error' | 'endedAt'>> & {
+    patch: Partial<
+      Pick<ExecutionRecord, 'state' | 'epoch' | 'pid' | 'processStartTime' | 'error' | 'endedAt'>
+    > & {
       now: number;
     },
     fence?: { epoch: number },

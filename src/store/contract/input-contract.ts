@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError } from '../../errors/agentd-error.js';
+import type { Store } from '../store.js';
+import { type ContractContext, createTestSession, uniqueId } from './contract-context.js';
+
+async function addInput(store: Store, options: { sessionId: string; messageId: string; text?: string; now?: number }) {
+  return store.addInput({
+    id: uniqueId('input'),
+    sessionId: options.sessionId,
+    messageId: options.messageId,
+    text: options.text ?? `text of ${options.messageId}`,
+    now: options.now ?? 2_000,
+  });
+}
+
+export function describeInputContract(context: ContractContext): void {
+  describe('inputs', () => {
+    it('addInput: a new message id is journaled as accepted', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const result = await store.addInput({
+        id: 'input-1',
+        sessionId: session.id,
+        messageId: 'client-1',
+        text: 'Summarize the README',
+        now: 3_000,
+      });
+      expect(result).toEqual({
+        created: true,
+        input: {
+          id: 'input-1',
+          sessionId: session.id,
+          messageId: 'client-1',
+          text: 'Summarize the README',
+          state: 'accepted',
+          executionId: null,
+          createdAt: 3_000,
+          updatedAt: 3_000,
+        },
+      });
+      expect(await store.getInput(session.id, 'client-1')).toEqual(result.input);
+    });
+
+    it('addInput: same message id and text returns the first input', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const first = await addInput(store, { sessionId: session.id, messageId: 'm1', text: 'same' });
+      const again = await addInput(store, { sessionId: session.id, messageId: 'm1', text: 'same', now: 9_000 });
+      expect(again).toEqual({ input: first.input, created: false });
+      expect(await store.listInputs(session.id)).toEqual([first.input]);
+    });
+
+    it('addInput: same message id and other text is a conflict that changes nothing', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const first = await addInput(store, { sessionId: session.id, messageId: 'm1', text: 'original' });
+      const attempt = addInput(store, { sessionId: session.id, messageId: 'm1', text: 'edited' });
+      await expect(attempt).rejects.toBeInstanceOf(ConflictError);
+      await expect(attempt).rejects.toMatchObject({
+        code: 'conflict',
+        details: expect.objectContaining({ messageId: 'm1' }),
+      });
+      expect(await store.listInputs(session.id)).toEqual([first.input]);
+    });
+
+    it('addInput: the same message id in another session is another input', async () => {
+      const store = context.store();
+      const first = await createTestSession(store);
+      const second = await createTestSession(store);
+      const a = await addInput(store, { sessionId: first.id, messageId: 'm1', text: 'one' });
+      const b = await addInput(store, { sessionId: second.id, messageId: 'm1', text: 'two' });
+      expect(b.created).toBe(true);
+      expect(b.input.id).not.toBe(a.input.id);
+      expect((await store.getInput(second.id, 'm1'))?.text).toBe('two');
+    });
+
+    it('addInput: an unknown session is NotFoundError', async () => {
+      await expect(addInput(context.store(), { sessionId: 'no-such-session', messageId: 'm1' })).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+    });
+
+    it('getInput: an unknown message id returns null', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      expect(await store.getInput(session.id, 'never-sent')).toBeNull();
+    });
+
+    it('listInputs: in the order they were accepted, filtered by state', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      // Same timestamp on purpose: order must come from the journal, not the clock.
+      const ids: string[] = [];
+      for (const messageId of ['z', 'a', 'm', 'b']) {
+        ids.push((await addInput(store, { sessionId: session.id, messageId, now: 5_000 })).input.id);
+      }
+      expect((await store.listInputs(session.id)).map((input) => input.id)).toEqual(ids);
+      await store.updateInputStates({
+        sessionId: session.id,
+        inputIds: [ids[1]!, ids[3]!],
+        from: ['accepted'],
+        to: 'delivered',
+        now: 6_000,
+      });
+      const delivered = await store.listInputs(session.id, { states: ['delivered'] });
+      expect(delivered.map((input) => input.id)).toEqual([ids[1], ids[3]]);
+      const open = await store.listInputs(session.id, { states: ['accepted', 'dispatching'] });
+      expect(open.map((input) => input.id)).toEqual([ids[0], ids[2]]);
+    });
+
+    it('updateInputStates: moves only inputs whose state is in `from` and returns them', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const first = (await addInput(store, { sessionId: session.id, messageId: 'm1' })).input;
+      const second = (await addInput(store, { sessionId: session.id, messageId: 'm2' })).input;
+      await store.updateInputStates({
+        sessionId: session.id,
+        inputIds: [second.id],
+        from: ['accepted'],
+        to: 'delivered',
+        now: 3_000,
+      });
+      const moved = await store.updateInputStates({
+        sessionId: session.id,
+        inputIds: [first.id, second.id],
+        from: ['accepted'],
+        to: 'dispatching',
+        executionId: 'exec-1',
+        now: 4_000,
+      });
+      expect(moved).toEqual([{ ...first, state: 'dispatching', executionId: 'exec-1', updatedAt: 4_000 }]);
+      expect((await store.getInput(session.id, 'm2'))?.state).toBe('delivered');
+    });
+
+    it('updateInputStates: without executionId the recorded execution is kept', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const input = (await addInput(store, { sessionId: session.id, messageId: 'm1' })).input;
+      await store.updateInputStates({
+        sessionId: session.id,
+        inputIds: [input.id],
+        from: ['accepted'],
+        to: 'dispatching',
+        executionId: 'exec-1',
+        now: 3_000,
+      });
+      const [uncertain] = await store.updateInputStates({
+        sessionId: session.id,
+        inputIds: [input.id],
+        from: ['dispatching'],
+        to: 'uncertain',
+        now: 4_000,
+      });
+      expect(uncertain).toMatchObject({ state: 'uncertain', executionId: 'exec-1', updatedAt: 4_000 });
+    });
+
+    it('updateInputStates: returns the changed inputs in journal order', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const inputs = [];
+      for (const messageId of ['m1', 'm2', 'm3']) {
+        inputs.push((await addInput(store, { sessionId: session.id, messageId })).input);
+      }
+      const moved = await store.updateInputStates({
+        sessionId: session.id,
+        inputIds: [inputs[2]!.id, inputs[0]!.id, inputs[1]!.id],
+        from: ['accepted'],
+        to: 'dispatching',
+        now: 3_000,
+      });
+      expect(moved.map((input) => input.messageId)).toEqual(['m1', 'm2', 'm3']);
+    });
+
+    it("updateInputStates: ignores ids of another session's inputs", async () => {
+      const store = context.store();
+      const first = await createTestSession(store);
+      const second = await createTestSession(store);
+      const foreign = (await addInput(store, { sessionId: second.id, messageId: 'm1' })).input;
+      const moved = await store.updateInputStates({
+        sessionId: first.id,
+        inputIds: [foreign.id],
+        from: ['accepted'],
+        to: 'dispatching',
+        now: 3_000,
+      });
+      expect(moved).toEqual([]);
+      expect(await store.getInput(second.id, 'm1')).toEqual(foreign);
+    });
+  });
+}

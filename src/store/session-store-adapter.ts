@@ -1,0 +1,38 @@
+import type { SessionKey, SessionStore, SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
+import { StoreError } from '../errors/agentd-error.js';
+import type { Store, TranscriptKey } from './store.js';
+
+/**
+ * The SDK's `SessionStore` (transcript mirror and resume source) on top of an agentd `Store`, so a
+ * session's transcript lives beside its journal and any node sharing the store can resume it.
+ * `listSessionSummaries` is left out: the SDK then falls back to `listSessions` + `load`.
+ */
+export function toSdkSessionStore(store: Store): SessionStore {
+  return {
+    append: (key, entries) => store.appendTranscript(toTranscriptKey(key), entries),
+    load: async (key) => {
+      const entries = await store.loadTranscript(toTranscriptKey(key));
+      return entries === null ? null : entries.map(toSessionStoreEntry);
+    },
+    listSessions: (projectKey) => store.listTranscripts(projectKey),
+    delete: (key) => store.deleteTranscript(toTranscriptKey(key)),
+    listSubkeys: (key) => store.listTranscriptSubkeys({ projectKey: key.projectKey, sessionId: key.sessionId }),
+  };
+}
+
+function toTranscriptKey(key: SessionKey): TranscriptKey {
+  return key.subpath === undefined
+    ? { projectKey: key.projectKey, sessionId: key.sessionId }
+    : { projectKey: key.projectKey, sessionId: key.sessionId, subpath: key.subpath };
+}
+
+/** Every entry the SDK appends has a string `type`; one without it did not come from the SDK. */
+function toSessionStoreEntry(entry: Record<string, unknown>): SessionStoreEntry {
+  if (typeof entry.type !== 'string') {
+    throw new StoreError({
+      code: 'store_corrupt',
+      message: 'a stored transcript entry has no string `type`, so it was not written by the SDK',
+    });
+  }
+  return { ...entry, type: entry.type };
+}

@@ -1,0 +1,120 @@
+/**
+ * The SQLite schema, one numbered migration per entry: entry `i` brings the file to
+ * `schema_version = i + 1`. Entries are append-only: a released migration is never edited, because
+ * data files in the field already ran it.
+ *
+ * Tables are STRICT so a wrong type is refused at write time instead of surfacing on read.
+ * Tables with an ordered listing keep an `seq INTEGER PRIMARY KEY` (the rowid) so listings come
+ * back in insertion order even when two rows share a millisecond.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE sessions (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    state TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    role TEXT,
+    model TEXT,
+    cwd TEXT NOT NULL,
+    config TEXT NOT NULL,
+    launch_id TEXT UNIQUE,
+    native_session_id TEXT,
+    title TEXT,
+    -- The cursor of the session's newest event, bumped in the same transaction that inserts events.
+    last_cursor INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX sessions_by_state ON sessions (state, created_at);
+
+  CREATE TABLE leases (
+    session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+    -- NULL once released; the row stays so the next acquisition gets a higher epoch.
+    owner TEXT,
+    epoch INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    pid INTEGER,
+    process_start_time TEXT
+  ) STRICT;
+
+  CREATE TABLE executions (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    state TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    pid INTEGER,
+    process_start_time TEXT,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    ended_at INTEGER
+  ) STRICT;
+  CREATE INDEX executions_by_session ON executions (session_id);
+  CREATE INDEX executions_by_state ON executions (state);
+
+  CREATE TABLE inputs (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    message_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    state TEXT NOT NULL,
+    execution_id TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (session_id, message_id)
+  ) STRICT;
+
+  CREATE TABLE events (
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    cursor INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    execution_id TEXT,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, cursor)
+  ) STRICT;
+
+  CREATE TABLE interactions (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    execution_id TEXT,
+    kind TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    tool_use_id TEXT,
+    request TEXT NOT NULL,
+    state TEXT NOT NULL,
+    answer TEXT,
+    created_at INTEGER NOT NULL,
+    answered_at INTEGER
+  ) STRICT;
+  CREATE INDEX interactions_by_session ON interactions (session_id, state);
+  CREATE INDEX interactions_by_state ON interactions (state);
+
+  -- One row per transcript key (subpath '' is the main transcript): it exists once the key was
+  -- written, so load() can tell "never written" (null) from "written with no entries" ([]).
+  CREATE TABLE transcripts (
+    project_key TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    subpath TEXT NOT NULL,
+    mtime INTEGER NOT NULL,
+    PRIMARY KEY (project_key, session_id, subpath)
+  ) STRICT;
+
+  CREATE TABLE transcript_entries (
+    seq INTEGER PRIMARY KEY,
+    project_key TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    subpath TEXT NOT NULL,
+    uuid TEXT,
+    entry TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX transcript_entries_by_key ON transcript_entries (project_key, session_id, subpath, seq);
+  -- The SDK retries appends and replays imports: an entry's uuid is its idempotency key.
+  CREATE UNIQUE INDEX transcript_entries_by_uuid
+    ON transcript_entries (project_key, session_id, subpath, uuid) WHERE uuid IS NOT NULL;
+  `,
+];

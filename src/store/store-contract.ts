@@ -1,0 +1,37 @@
+import { describe } from 'vitest';
+import { describeEventContract } from './contract/event-contract.js';
+import { describeExecutionContract } from './contract/execution-contract.js';
+import { describeFencingContract } from './contract/fencing-contract.js';
+import { describeInputContract } from './contract/input-contract.js';
+import { describeInteractionContract } from './contract/interaction-contract.js';
+import { describeLeaseContract } from './contract/lease-contract.js';
+import { describeSessionContract } from './contract/session-contract.js';
+import { describeTranscriptContract } from './contract/transcript-contract.js';
+import { useFreshStore } from './contract/contract-context.js';
+import type { Store } from './store.js';
+
+export interface StoreContractOptions {
+  /** Names the implementation in test output, such as `sqlite`. */
+  name: string;
+  /** Opens a new, empty store; called before each test, and the store is closed after it. */
+  createStore: () => Promise<Store>;
+}
+
+/**
+ * The behaviour every `Store` implementation must have, as a Vitest suite. Each implementation's
+ * test file calls it (`runStoreContract({ name: 'sqlite', createStore })`). It goes through the
+ * `Store` interface only, and passes every time explicitly, so it needs no clock control.
+ */
+export function runStoreContract(options: StoreContractOptions): void {
+  describe(`Store contract: ${options.name}`, () => {
+    const context = useFreshStore(options.createStore);
+    describeSessionContract(context);
+    describeLeaseContract(context);
+    describeFencingContract(context);
+    describeExecutionContract(context);
+    describeInputContract(context);
+    describeEventContract(context);
+    describeInteractionContract(context);
+    describeTranscriptContract(context);
+  });
+}
