@@ -16,7 +16,8 @@ export function toSdkSessionStore(store: Store): SessionStore {
     },
     listSessions: (projectKey) => store.listTranscripts(projectKey),
     delete: (key) => store.deleteTranscript(toTranscriptKey(key)),
-    listSubkeys: (key) => store.listTranscriptSubkeys({ projectKey: key.projectKey, sessionId: key.sessionId }),
+    listSubkeys: (key) =>
+      store.listTranscriptSubkeys({ projectKey: key.projectKey, sessionId: key.sessionId }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { useFreshStore } from './contract/contract-context.js';
 import { describeEventContract } from './contract/event-contract.js';
 import { describeExecutionContract } from './contract/execution-contract.js';
 import { describeFencingContract } from './contract/fencing-contract.js';
@@ -7,7 +8,6 @@ import { describeInteractionContract } from './contract/interaction-contract.js'
 import { describeLeaseContract } from './contract/lease-contract.js';
 import { describeSessionContract } from './contract/session-contract.js';
 import { describeTranscriptContract } from './contract/transcript-contract.js';
-import { useFreshStore } from './contract/contract-context.js';
 import type { Store } from './store.js';
 
 export interface StoreContractOptions {

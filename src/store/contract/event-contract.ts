@@ -33,7 +33,14 @@ export function describeEventContract(context: ContractContext): void {
           executionId: 'exec-1',
           createdAt: 4_000,
         },
-        { sessionId: session.id, cursor: 2, type: 'agent.message', data: { text: 'hi' }, executionId: null, createdAt: 4_000 },
+        {
+          sessionId: session.id,
+          cursor: 2,
+          type: 'agent.message',
+          data: { text: 'hi' },
+          executionId: null,
+          createdAt: 4_000,
+        },
       ]);
       expect(await store.readEvents(session.id)).toEqual(stored);
     });
@@ -41,9 +48,17 @@ export function describeEventContract(context: ContractContext): void {
     it('appendEvents: cursors grow by exactly 1 across appends and executions', async () => {
       const store = context.store();
       const session = await createTestSession(store);
-      await store.appendEvents(session.id, events(3).map((event) => ({ ...event, executionId: 'exec-1' })), { now: 1 });
+      await store.appendEvents(
+        session.id,
+        events(3).map((event) => ({ ...event, executionId: 'exec-1' })),
+        { now: 1 },
+      );
       await store.appendEvents(session.id, events(1), { now: 2 });
-      await store.appendEvents(session.id, events(5).map((event) => ({ ...event, executionId: 'exec-2' })), { now: 3 });
+      await store.appendEvents(
+        session.id,
+        events(5).map((event) => ({ ...event, executionId: 'exec-2' })),
+        { now: 3 },
+      );
       const all = await store.readEvents(session.id);
       expect(all.map((event) => event.cursor)).toEqual(range(1, 9));
       expect(all.map((event) => event.executionId)).toEqual([
@@ -67,7 +82,9 @@ export function describeEventContract(context: ContractContext): void {
       const store = context.store();
       const session = await createTestSession(store);
       const batches = await Promise.all(
-        Array.from({ length: 40 }, (_, index) => store.appendEvents(session.id, events((index % 4) + 1), { now: index })),
+        Array.from({ length: 40 }, (_, index) =>
+          store.appendEvents(session.id, events((index % 4) + 1), { now: index }),
+        ),
       );
       const total = batches.reduce((sum, batch) => sum + batch.length, 0);
       // Each batch is contiguous: one transaction, one run of cursors.
@@ -115,19 +132,21 @@ export function describeEventContract(context: ContractContext): void {
     });
 
     it('appendEvents: an unknown session is NotFoundError', async () => {
-      await expect(context.store().appendEvents('no-such-session', events(1), { now: 1 })).rejects.toBeInstanceOf(
-        NotFoundError,
-      );
+      await expect(
+        context.store().appendEvents('no-such-session', events(1), { now: 1 }),
+      ).rejects.toBeInstanceOf(NotFoundError);
     });
 
     it('readEvents: returns events after the cursor, at most `limit`', async () => {
       const store = context.store();
       const session = await createTestSession(store);
       await store.appendEvents(session.id, events(10), { now: 1 });
-      expect((await store.readEvents(session.id, { after: 4 })).map((event) => event.cursor)).toEqual(range(5, 10));
-      expect((await store.readEvents(session.id, { after: 4, limit: 3 })).map((event) => event.cursor)).toEqual([
-        5, 6, 7,
-      ]);
+      expect((await store.readEvents(session.id, { after: 4 })).map((event) => event.cursor)).toEqual(
+        range(5, 10),
+      );
+      expect(
+        (await store.readEvents(session.id, { after: 4, limit: 3 })).map((event) => event.cursor),
+      ).toEqual([5, 6, 7]);
       expect(await store.readEvents(session.id, { after: 10 })).toEqual([]);
       expect(await store.readEvents(session.id, { limit: 0 })).toEqual([]);
     });

@@ -28,9 +28,9 @@ export function describeExecutionContract(context: ContractContext): void {
       const store = context.store();
       const session = await createTestSession(store);
       await store.createExecution({ id: 'exec-1', sessionId: session.id, now: 1 });
-      await expect(store.createExecution({ id: 'exec-1', sessionId: session.id, now: 2 })).rejects.toBeInstanceOf(
-        ConflictError,
-      );
+      await expect(
+        store.createExecution({ id: 'exec-1', sessionId: session.id, now: 2 }),
+      ).rejects.toBeInstanceOf(ConflictError);
     });
 
     it('createExecution: an unknown session is NotFoundError', async () => {
@@ -42,7 +42,11 @@ export function describeExecutionContract(context: ContractContext): void {
     it('updateExecution: changes the given fields and keeps the rest', async () => {
       const store = context.store();
       const session = await createTestSession(store);
-      const created = await store.createExecution({ id: uniqueId('exec'), sessionId: session.id, now: 1_000 });
+      const created = await store.createExecution({
+        id: uniqueId('exec'),
+        sessionId: session.id,
+        now: 1_000,
+      });
       const running = await store.updateExecution(created.id, {
         state: 'running',
         epoch: 3,

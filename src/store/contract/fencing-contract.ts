@@ -12,7 +12,11 @@ async function takenOverSession(store: Store) {
   const session = await createTestSession(store);
   const lease = { sessionId: session.id, ttlMs: 1_000, pid: null, processStartTime: null };
   await store.acquireLease({ ...lease, owner: 'old-worker', now: 1_000 });
-  const execution = await store.createExecution({ id: `${session.id}-exec`, sessionId: session.id, now: 1_000 });
+  const execution = await store.createExecution({
+    id: `${session.id}-exec`,
+    sessionId: session.id,
+    now: 1_000,
+  });
   const { input } = await store.addInput({
     id: `${session.id}-input`,
     sessionId: session.id,
@@ -104,7 +108,11 @@ export function describeFencingContract(context: ContractContext): void {
         now: 6_000,
       });
       expect(moved.map((record) => record.state)).toEqual(['dispatching']);
-      const updated = await store.updateExecution(execution.id, { state: 'running', epoch: 2, now: 6_000 }, { epoch: 2 });
+      const updated = await store.updateExecution(
+        execution.id,
+        { state: 'running', epoch: 2, now: 6_000 },
+        { epoch: 2 },
+      );
       expect(updated.state).toBe('running');
     });
 
@@ -119,9 +127,15 @@ export function describeFencingContract(context: ContractContext): void {
     it('unfenced writes: accepted whoever holds the lease', async () => {
       const store = context.store();
       const { session, execution } = await takenOverSession(store);
-      const [event] = await store.appendEvents(session.id, [{ type: 'execution.failed', data: {} }], { now: 6_000 });
+      const [event] = await store.appendEvents(session.id, [{ type: 'execution.failed', data: {} }], {
+        now: 6_000,
+      });
       expect(event?.cursor).toBe(2);
-      const updated = await store.updateExecution(execution.id, { state: 'failed', endedAt: 6_000, now: 6_000 });
+      const updated = await store.updateExecution(execution.id, {
+        state: 'failed',
+        endedAt: 6_000,
+        now: 6_000,
+      });
       expect(updated).toMatchObject({ state: 'failed', endedAt: 6_000 });
     });
   });

@@ -3,7 +3,10 @@ import { ConflictError, NotFoundError } from '../../errors/agentd-error.js';
 import type { Store } from '../store.js';
 import { type ContractContext, createTestSession, uniqueId } from './contract-context.js';
 
-async function addInput(store: Store, options: { sessionId: string; messageId: string; text?: string; now?: number }) {
+async function addInput(
+  store: Store,
+  options: { sessionId: string; messageId: string; text?: string; now?: number },
+) {
   return store.addInput({
     id: uniqueId('input'),
     sessionId: options.sessionId,
@@ -45,7 +48,12 @@ export function describeInputContract(context: ContractContext): void {
       const store = context.store();
       const session = await createTestSession(store);
       const first = await addInput(store, { sessionId: session.id, messageId: 'm1', text: 'same' });
-      const again = await addInput(store, { sessionId: session.id, messageId: 'm1', text: 'same', now: 9_000 });
+      const again = await addInput(store, {
+        sessionId: session.id,
+        messageId: 'm1',
+        text: 'same',
+        now: 9_000,
+      });
       expect(again).toEqual({ input: first.input, created: false });
       expect(await store.listInputs(session.id)).toEqual([first.input]);
     });
@@ -75,9 +83,9 @@ export function describeInputContract(context: ContractContext): void {
     });
 
     it('addInput: an unknown session is NotFoundError', async () => {
-      await expect(addInput(context.store(), { sessionId: 'no-such-session', messageId: 'm1' })).rejects.toBeInstanceOf(
-        NotFoundError,
-      );
+      await expect(
+        addInput(context.store(), { sessionId: 'no-such-session', messageId: 'm1' }),
+      ).rejects.toBeInstanceOf(NotFoundError);
     });
 
     it('getInput: an unknown message id returns null', async () => {

@@ -65,7 +65,12 @@ export function describeInteractionContract(context: ContractContext): void {
       const store = context.store();
       const { interaction } = await pending(store);
       const answered = await store.answerInteraction(interaction.id, { behavior: 'allow' }, 4_000);
-      expect(answered).toEqual({ ...interaction, state: 'answered', answer: { behavior: 'allow' }, answeredAt: 4_000 });
+      expect(answered).toEqual({
+        ...interaction,
+        state: 'answered',
+        answer: { behavior: 'allow' },
+        answeredAt: 4_000,
+      });
       expect(await store.getInteraction(interaction.id)).toEqual(answered);
     });
 

@@ -4,7 +4,15 @@ import type { AcquireLeaseOptions } from '../store.js';
 import { type ContractContext, createTestSession } from './contract-context.js';
 
 function acquisition(sessionId: string, overrides: Partial<AcquireLeaseOptions> = {}): AcquireLeaseOptions {
-  return { sessionId, owner: 'worker-a', ttlMs: 10_000, pid: 4242, processStartTime: '123456', now: 1_000, ...overrides };
+  return {
+    sessionId,
+    owner: 'worker-a',
+    ttlMs: 10_000,
+    pid: 4242,
+    processStartTime: '123456',
+    now: 1_000,
+    ...overrides,
+  };
 }
 
 export function describeLeaseContract(context: ContractContext): void {
@@ -29,7 +37,9 @@ export function describeLeaseContract(context: ContractContext): void {
       const store = context.store();
       const session = await createTestSession(store);
       const lease = await store.acquireLease(acquisition(session.id));
-      expect(await store.acquireLease(acquisition(session.id, { owner: 'worker-b', now: 10_999 }))).toBeNull();
+      expect(
+        await store.acquireLease(acquisition(session.id, { owner: 'worker-b', now: 10_999 })),
+      ).toBeNull();
       expect(await store.acquireLease(acquisition(session.id, { now: 5_000 }))).toBeNull();
       expect(await store.getLease(session.id)).toEqual(lease);
     });
@@ -57,7 +67,9 @@ export function describeLeaseContract(context: ContractContext): void {
       const store = context.store();
       const session = await createTestSession(store);
       const results = await Promise.all(
-        Array.from({ length: 12 }, (_, index) => store.acquireLease(acquisition(session.id, { owner: `w${index}` }))),
+        Array.from({ length: 12 }, (_, index) =>
+          store.acquireLease(acquisition(session.id, { owner: `w${index}` })),
+        ),
       );
       const winners = results.filter((lease) => lease !== null);
       expect(winners).toHaveLength(1);
@@ -79,7 +91,9 @@ export function describeLeaseContract(context: ContractContext): void {
       expect(renewed).toBe(true);
       expect(await store.getLease(session.id)).toEqual({ ...lease, expiresAt: 19_000 });
       // Renewed past its first expiry, so nobody can take it at 15_000.
-      expect(await store.acquireLease(acquisition(session.id, { owner: 'worker-b', now: 15_000 }))).toBeNull();
+      expect(
+        await store.acquireLease(acquisition(session.id, { owner: 'worker-b', now: 15_000 })),
+      ).toBeNull();
     });
 
     it('renewLease: a stale epoch returns false and changes nothing', async () => {
@@ -98,7 +112,9 @@ export function describeLeaseContract(context: ContractContext): void {
       await store.acquireLease(acquisition(session.id));
       await store.releaseLease({ sessionId: session.id, epoch: 1 });
       expect(await store.getLease(session.id)).toBeNull();
-      expect(await store.renewLease({ sessionId: session.id, epoch: 1, ttlMs: 1_000, now: 1_500 })).toBe(false);
+      expect(await store.renewLease({ sessionId: session.id, epoch: 1, ttlMs: 1_000, now: 1_500 })).toBe(
+        false,
+      );
       // Still well before the old expiry: release, not time, freed it.
       const next = await store.acquireLease(acquisition(session.id, { owner: 'worker-b', now: 2_000 }));
       expect(next?.epoch).toBe(2);

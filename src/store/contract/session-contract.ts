@@ -107,9 +107,9 @@ export function describeSessionContract(context: ContractContext): void {
     });
 
     it('updateSession: an unknown id is NotFoundError', async () => {
-      await expect(context.store().updateSession('no-such-session', { title: 'x', now: 1 })).rejects.toBeInstanceOf(
-        NotFoundError,
-      );
+      await expect(
+        context.store().updateSession('no-such-session', { title: 'x', now: 1 }),
+      ).rejects.toBeInstanceOf(NotFoundError);
     });
 
     it('listSessions: newest first, filtered by state and limited', async () => {
@@ -118,13 +118,22 @@ export function describeSessionContract(context: ContractContext): void {
       const middle = await createTestSession(store, { now: 2_000 });
       const newest = await createTestSession(store, { now: 3_000 });
       await store.updateSession(middle.id, { state: 'archived', now: 4_000 });
-      expect((await store.listSessions()).map((session) => session.id)).toEqual([newest.id, middle.id, old.id]);
+      expect((await store.listSessions()).map((session) => session.id)).toEqual([
+        newest.id,
+        middle.id,
+        old.id,
+      ]);
       expect((await store.listSessions({ state: 'active' })).map((session) => session.id)).toEqual([
         newest.id,
         old.id,
       ]);
-      expect((await store.listSessions({ state: 'archived' })).map((session) => session.id)).toEqual([middle.id]);
-      expect((await store.listSessions({ limit: 2 })).map((session) => session.id)).toEqual([newest.id, middle.id]);
+      expect((await store.listSessions({ state: 'archived' })).map((session) => session.id)).toEqual([
+        middle.id,
+      ]);
+      expect((await store.listSessions({ limit: 2 })).map((session) => session.id)).toEqual([
+        newest.id,
+        middle.id,
+      ]);
     });
   });
 }

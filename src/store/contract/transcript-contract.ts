@@ -33,7 +33,12 @@ export function describeTranscriptContract(context: ContractContext): void {
       const store = context.store();
       await store.appendTranscript(main, [entry('u1', 'one'), entry('u2', 'two')]);
       // A retried batch, and a duplicate inside one batch.
-      await store.appendTranscript(main, [entry('u1', 'one'), entry('u2', 'two'), entry('u3', 'x'), entry('u3', 'x')]);
+      await store.appendTranscript(main, [
+        entry('u1', 'one'),
+        entry('u2', 'two'),
+        entry('u3', 'x'),
+        entry('u3', 'x'),
+      ]);
       expect((await store.loadTranscript(main))?.map((stored) => stored.uuid)).toEqual(['u1', 'u2', 'u3']);
     });
 
@@ -87,10 +92,18 @@ export function describeTranscriptContract(context: ContractContext): void {
       await store.appendTranscript(main, [entry('u1', 'one')]);
       await store.appendTranscript(subagent, [entry('s1', 'sub')]);
       await store.appendTranscript({ ...main, subpath: 'subagents/agent-7' }, [entry('s2', 'sub')]);
-      await store.appendTranscript({ projectKey: 'project-a', sessionId: 'native-2', subpath: 'subagents/x' }, []);
-      expect((await store.listTranscriptSubkeys(main)).sort()).toEqual(['subagents/agent-42', 'subagents/agent-7']);
+      await store.appendTranscript(
+        { projectKey: 'project-a', sessionId: 'native-2', subpath: 'subagents/x' },
+        [],
+      );
+      expect((await store.listTranscriptSubkeys(main)).sort()).toEqual([
+        'subagents/agent-42',
+        'subagents/agent-7',
+      ]);
       expect(await store.loadTranscript(subagent)).toEqual([entry('s1', 'sub')]);
-      expect(await store.listTranscriptSubkeys({ projectKey: 'project-a', sessionId: 'nothing' })).toEqual([]);
+      expect(await store.listTranscriptSubkeys({ projectKey: 'project-a', sessionId: 'nothing' })).toEqual(
+        [],
+      );
     });
 
     it('deleteTranscript: a subpath deletes only that transcript', async () => {

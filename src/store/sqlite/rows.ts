@@ -177,18 +177,17 @@ const leaseRow = z
     pid: z.number().int().nullable(),
     process_start_time: z.string().nullable(),
   })
-  .transform(
-    (row): LeaseRecord | null =>
-      row.owner === null
-        ? null
-        : {
-            sessionId: row.session_id,
-            owner: row.owner,
-            epoch: row.epoch,
-            expiresAt: row.expires_at,
-            pid: row.pid,
-            processStartTime: row.process_start_time,
-          },
+  .transform((row): LeaseRecord | null =>
+    row.owner === null
+      ? null
+      : {
+          sessionId: row.session_id,
+          owner: row.owner,
+          epoch: row.epoch,
+          expiresAt: row.expires_at,
+          pid: row.pid,
+          processStartTime: row.process_start_time,
+        },
   );
 
 const transcriptEntryRow = z.object({ entry: jsonText(jsonObject) }).transform((row) => row.entry);

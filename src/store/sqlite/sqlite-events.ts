@@ -35,7 +35,14 @@ export class SqliteEvents {
         const executionId = event.executionId ?? null;
         insert.run(sessionId, cursor, event.type, data, executionId, options.now);
         // Hand back what a read will return (a JSON round trip), not the caller's own object.
-        return { sessionId, cursor, type: event.type, data: JSON.parse(data), executionId, createdAt: options.now };
+        return {
+          sessionId,
+          cursor,
+          type: event.type,
+          data: JSON.parse(data),
+          executionId,
+          createdAt: options.now,
+        };
       });
     });
   }
@@ -51,9 +58,9 @@ export class SqliteEvents {
 
   lastCursor(sessionId: string): number {
     return this.#connection.read(() => {
-      const row = this.#connection.statement('SELECT last_cursor FROM sessions WHERE id = ?').get(sessionId) as
-        | { last_cursor: number }
-        | undefined;
+      const row = this.#connection
+        .statement('SELECT last_cursor FROM sessions WHERE id = ?')
+        .get(sessionId) as { last_cursor: number } | undefined;
       return row?.last_cursor ?? 0;
     });
   }

@@ -75,7 +75,8 @@ export class SqliteExecutions {
           state: patch.state ?? current.state,
           epoch: patch.epoch ?? current.epoch,
           pid: patch.pid === undefined ? current.pid : patch.pid,
-          processStartTime: patch.processStartTime === undefined ? current.processStartTime : patch.processStartTime,
+          processStartTime:
+            patch.processStartTime === undefined ? current.processStartTime : patch.processStartTime,
           error: jsonOrNull(patch.error === undefined ? current.error : patch.error),
           endedAt: patch.endedAt === undefined ? current.endedAt : patch.endedAt,
           now: patch.now,

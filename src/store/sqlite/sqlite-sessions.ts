@@ -93,7 +93,8 @@ export class SqliteSessions {
         .run({
           id,
           state: patch.state ?? current.state,
-          nativeSessionId: patch.nativeSessionId === undefined ? current.nativeSessionId : patch.nativeSessionId,
+          nativeSessionId:
+            patch.nativeSessionId === undefined ? current.nativeSessionId : patch.nativeSessionId,
           title: patch.title === undefined ? current.title : patch.title,
           now: patch.now,
         });

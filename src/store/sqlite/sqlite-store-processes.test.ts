@@ -29,7 +29,16 @@ function startRacer(options: {
 }): Racer {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', childScript, options.path, options.mode, options.name, String(options.count), String(options.offset ?? 0)],
+    [
+      '--import',
+      'tsx',
+      childScript,
+      options.path,
+      options.mode,
+      options.name,
+      String(options.count),
+      String(options.offset ?? 0),
+    ],
     { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   let stdout = '';

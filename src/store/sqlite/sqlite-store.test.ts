@@ -83,11 +83,24 @@ describe('SqliteStore', () => {
       now: 1,
     });
     const execution = await first.createExecution({ id: 'e1', sessionId: 's1', now: 1 });
-    const { input } = await first.addInput({ id: 'i1', sessionId: 's1', messageId: 'm1', text: 'hi', now: 1 });
-    const events = await first.appendEvents('s1', [{ type: 'a', data: { x: 1 } }, { type: 'b', data: [] }], {
-      epoch: 1,
-      now: 2,
+    const { input } = await first.addInput({
+      id: 'i1',
+      sessionId: 's1',
+      messageId: 'm1',
+      text: 'hi',
+      now: 1,
     });
+    const events = await first.appendEvents(
+      's1',
+      [
+        { type: 'a', data: { x: 1 } },
+        { type: 'b', data: [] },
+      ],
+      {
+        epoch: 1,
+        now: 2,
+      },
+    );
     const interaction = await first.createInteraction({
       id: 'q1',
       sessionId: 's1',
@@ -108,7 +121,9 @@ describe('SqliteStore', () => {
     expect(await second.getInput('s1', 'm1')).toEqual(input);
     expect(await second.readEvents('s1')).toEqual(events);
     expect(await second.getInteraction('q1')).toEqual(interaction);
-    expect(await second.loadTranscript({ projectKey: 'p', sessionId: 'n1' })).toEqual([{ type: 'user', uuid: 'u1' }]);
+    expect(await second.loadTranscript({ projectKey: 'p', sessionId: 'n1' })).toEqual([
+      { type: 'user', uuid: 'u1' },
+    ]);
     // Cursors and epochs continue where they were.
     const [next] = await second.appendEvents('s1', [{ type: 'c', data: null }], { epoch: 1, now: 4 });
     expect(next?.cursor).toBe(3);
@@ -157,7 +172,9 @@ describe('SqliteStore', () => {
   it('open: another program’s SQLite database is store_foreign and is not modified', () => {
     const path = temporaryPath('app.db');
     const foreign = new Database(path);
-    foreign.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada')");
+    foreign.exec(
+      "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada')",
+    );
     foreign.close();
     const before = readFileSync(path);
     const error = openError(path);
@@ -169,7 +186,9 @@ describe('SqliteStore', () => {
   it('open: a meta table of another application is store_foreign', () => {
     const path = temporaryPath();
     const foreign = new Database(path);
-    foreign.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('application', 'other')");
+    foreign.exec(
+      "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('application', 'other')",
+    );
     foreign.close();
     expect(openError(path).code).toBe('store_foreign');
   });

@@ -105,7 +105,12 @@ export class SqliteStore implements Store {
     return this.#leases.acquire(options);
   }
 
-  async renewLease(options: { sessionId: string; epoch: number; ttlMs: number; now: number }): Promise<boolean> {
+  async renewLease(options: {
+    sessionId: string;
+    epoch: number;
+    ttlMs: number;
+    now: number;
+  }): Promise<boolean> {
     return this.#leases.renew(options);
   }
 
@@ -135,7 +140,9 @@ export class SqliteStore implements Store {
 
   async updateExecution(
     id: string,
-    patch: Partial<Pick<ExecutionRecord, 'state' | 'epoch' | 'pid' | 'processStartTime' | 'error' | 'endedAt'>> & {
+    patch: Partial<
+      Pick<ExecutionRecord, 'state' | 'epoch' | 'pid' | 'processStartTime' | 'error' | 'endedAt'>
+    > & {
       now: number;
     },
     fence?: { epoch: number },
@@ -181,7 +188,10 @@ export class SqliteStore implements Store {
     return this.#events.append(sessionId, events, options);
   }
 
-  async readEvents(sessionId: string, options: { after?: number; limit?: number } = {}): Promise<EventRecord[]> {
+  async readEvents(
+    sessionId: string,
+    options: { after?: number; limit?: number } = {},
+  ): Promise<EventRecord[]> {
     return this.#events.read(sessionId, options);
   }
 
@@ -206,7 +216,11 @@ export class SqliteStore implements Store {
     return this.#interactions.list(options);
   }
 
-  async answerInteraction(id: string, answer: Record<string, unknown>, now: number): Promise<InteractionRecord> {
+  async answerInteraction(
+    id: string,
+    answer: Record<string, unknown>,
+    now: number,
+  ): Promise<InteractionRecord> {
     return this.#interactions.answer(id, answer, now);
   }
 

@@ -84,7 +84,12 @@ export class SqliteTranscripts {
             `DELETE FROM ${table} WHERE project_key = @projectKey AND session_id = @sessionId
                AND (@all OR subpath = @subpath)`,
           )
-          .run({ projectKey: key.projectKey, sessionId: key.sessionId, all: all ? 1 : 0, subpath: key.subpath ?? '' });
+          .run({
+            projectKey: key.projectKey,
+            sessionId: key.sessionId,
+            all: all ? 1 : 0,
+            subpath: key.subpath ?? '',
+          });
       }
     });
   }
