@@ -5,7 +5,7 @@ import type { InteractionRecord } from '../store/store.js';
  * (which are journaled under their own `type`, with the native message kept in `raw`).
  */
 export type RuntimeEvent =
-  | { type: 'input.accepted'; inputId: string; messageId: string; text: string }
+  | { type: 'input.accepted'; inputId: string; messageId: string; text: string; traceparent?: string }
   | { type: 'execution.started'; executionId: string; epoch: number; pid: number }
   | { type: 'execution.stopped'; executionId: string; reason: string }
   | {

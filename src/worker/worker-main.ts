@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ClaudeBackend } from '../backends/claude/claude-backend.js';
 import { dataPaths } from '../runtime/data-dir.js';
 import { openStore } from '../runtime/open-store.js';
+import { startTracing } from '../telemetry/tracing.js';
 import { Worker, workerExitCodes } from './worker.js';
 
 async function main(): Promise<number> {
@@ -21,6 +22,7 @@ async function main(): Promise<number> {
   const store = await openStore(paths, process.env);
   const idle = Number(process.env.AGENTD_IDLE_TIMEOUT_MS ?? '');
   const leaseTtl = Number(process.env.AGENTD_LEASE_TTL_MS ?? '');
+  const tracing = startTracing(process.env, 'worker');
   const worker = new Worker({
     store,
     backend: new ClaudeBackend(),
@@ -28,6 +30,7 @@ async function main(): Promise<number> {
     executionId,
     ...(Number.isFinite(idle) && process.env.AGENTD_IDLE_TIMEOUT_MS ? { idleTimeoutMs: idle } : {}),
     ...(Number.isFinite(leaseTtl) && process.env.AGENTD_LEASE_TTL_MS ? { leaseTtlMs: leaseTtl } : {}),
+    tracing,
     log,
   });
   // A stop signal ends the worker the same way a stop request does.
@@ -37,6 +40,7 @@ async function main(): Promise<number> {
   try {
     return await worker.run();
   } finally {
+    await tracing?.shutdown().catch((error: unknown) => log(`tracing: ${String(error)}`));
     await store.close();
   }
 }

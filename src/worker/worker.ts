@@ -7,8 +7,10 @@ import { journalEntry } from '../runtime/journal-events.js';
 import { processStartTime } from '../runtime/process-identity.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { Store } from '../store/store.js';
+import type { Tracing } from '../telemetry/tracing.js';
 import { markInterruptedToolUses, projectKeyOf, transcriptHasToolUse } from './deferred-tools.js';
 import { InteractionBridge } from './interactions.js';
+import { TurnTracer } from './turn-tracer.js';
 
 export interface WorkerOptions {
   store: Store;
@@ -23,6 +25,8 @@ export interface WorkerOptions {
   idleTimeoutMs?: number;
   /** Environment for the backend (credentials); never stored. */
   env?: Record<string, string>;
+  /** OpenTelemetry tracing; null or absent when off. */
+  tracing?: Tracing | null;
   log?: (line: string) => void;
 }
 
@@ -49,6 +53,10 @@ export class Worker {
   private readonly leaseTtlMs: number;
   private readonly idleTimeoutMs: number;
   private readonly interactions: InteractionBridge;
+  private tracer: TurnTracer | undefined;
+  /** How far the journal was read for the trace context of inputs. */
+  private traceScanCursor = 0;
+  private readonly traceparents = new Map<string, string>();
 
   constructor(private readonly options: WorkerOptions) {
     this.pollMs = options.pollMs ?? 50;
@@ -106,6 +114,9 @@ export class Worker {
     this.cwd = sessionRecord.cwd;
     this.nativeSessionId = sessionRecord.nativeSessionId;
     const resume = sessionRecord.nativeSessionId ?? undefined;
+    if (this.options.tracing) {
+      this.tracer = new TurnTracer(this.options.tracing, { sessionId, model: sessionRecord.model });
+    }
     const deferred = resume ? await this.markInterruptedToolUses(resume, sessionRecord.cwd) : [];
     const session = this.options.backend.startSession({
       config: { ...config, ...(resume ? { resume } : {}), env: { ...config.env, ...this.options.env } },
@@ -129,6 +140,7 @@ export class Worker {
       }
     } finally {
       this.stopping ??= 'session ended';
+      this.tracer?.endTurn();
       await control;
     }
     if (outcome === workerExitCodes.stopped && !this.leaseLost) await this.finish();
@@ -175,7 +187,9 @@ export class Worker {
     if (continueDeferred) {
       this.turnActive = true;
       await store.updateExecution(executionId, { state: 'running', now: Date.now() }, { epoch: this.epoch });
-      yield { id: randomUUID(), text: '', continueDeferred: true };
+      const id = randomUUID();
+      this.tracer?.startTurn({ inputId: id });
+      yield { id, text: '', continueDeferred: true };
     }
     while (!this.stopping) {
       const [next] = await store.listInputs(sessionId, { states: ['accepted'] });
@@ -196,6 +210,10 @@ export class Worker {
           { state: 'running', now: Date.now() },
           { epoch: this.epoch },
         );
+        if (this.tracer) {
+          const traceparent = await this.traceparentOf(dispatched.id);
+          this.tracer.startTurn({ inputId: dispatched.id, ...(traceparent ? { traceparent } : {}) });
+        }
         yield { id: dispatched.id, text: dispatched.text };
         continue;
       }
@@ -222,9 +240,31 @@ export class Worker {
     }
   }
 
+  /** The trace context the input was sent with, read from its `input.accepted` journal event. */
+  private async traceparentOf(inputId: string): Promise<string | undefined> {
+    for (;;) {
+      const page = await this.options.store.readEvents(this.options.sessionId, {
+        after: this.traceScanCursor,
+        limit: 1000,
+      });
+      for (const event of page) {
+        this.traceScanCursor = event.cursor;
+        const data = event.data as { inputId?: string; traceparent?: string };
+        if (event.type === 'input.accepted' && data.inputId && data.traceparent) {
+          this.traceparents.set(data.inputId, data.traceparent);
+        }
+      }
+      if (page.length < 1000) break;
+    }
+    const traceparent = this.traceparents.get(inputId);
+    this.traceparents.delete(inputId);
+    return traceparent;
+  }
+
   private async record(event: AgentEvent): Promise<void> {
     const { store, sessionId, executionId } = this.options;
     this.lastActivity = Date.now();
+    this.tracer?.onEvent(event);
     if (event.type === 'input.delivered') {
       const changed = await store.updateInputStates({
         sessionId,
