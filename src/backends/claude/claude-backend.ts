@@ -103,6 +103,8 @@ class ClaudeSession implements AgentSession {
   private timer: TurnTimer | undefined;
   private closed = false;
   private readonly delivered = new Set<string>();
+  /** The uuids of prompts agentd made to retry a turn, to the input they stand for. */
+  private readonly retryPromptIds = new Map<string, string>();
 
   constructor(private readonly options: StartSessionOptions) {
     this.nativeSessionId = options.config.resume ?? null;
@@ -234,12 +236,29 @@ class ClaudeSession implements AgentSession {
     return this.iterator;
   }
 
+  /**
+   * A retry prompt is agentd's, not the user's: its echo and its result report the input it
+   * retries, so that clients only ever see the ids they sent.
+   */
+  private inputIdsOfRetries(event: AgentEvent): AgentEvent {
+    if (event.type === 'input.delivered') {
+      const inputId = this.retryPromptIds.get(event.inputId);
+      return inputId === undefined ? event : { ...event, inputId };
+    }
+    if (event.type === 'agent.turn.completed' && event.inputIds.some((id) => this.retryPromptIds.has(id))) {
+      const inputIds = [...new Set(event.inputIds.map((id) => this.retryPromptIds.get(id) ?? id))];
+      return { ...event, inputIds };
+    }
+    return event;
+  }
+
   /** One user input, with retries, until its result or a final error. */
   private async *runTurn(input: UserInput): AsyncGenerator<AgentEvent> {
     const retry = this.config.retry;
     let attempt = 0;
     let prompt = userMessage(input.text, input.id);
-    let actedOn = false;
+    /** The prompt is in claude's transcript: the model acted on it, or claude finished a turn with it. */
+    let promptInSession = false;
     this.stopReason = undefined;
     this.timer = new TurnTimer(this.config.timeoutSeconds * 1000, () => {
       void this.stopTurn(
@@ -259,13 +278,14 @@ class ClaudeSession implements AgentSession {
             const next = await iterator.next();
             if (next.done) break;
             const message = next.value as NativeMessage;
-            for (const event of convertMessage(message)) {
+            for (const converted of convertMessage(message)) {
+              const event = this.inputIdsOfRetries(converted);
               if (event.type === 'session.started' && event.sessionId) this.nativeSessionId = event.sessionId;
               if (event.type === 'input.delivered') {
                 if (this.delivered.has(event.inputId)) continue;
                 this.delivered.add(event.inputId);
               }
-              if (modelEventTypes.has(event.type)) actedOn = true;
+              if (modelEventTypes.has(event.type)) promptInSession = true;
               if (event.type === 'agent.retry' && credentialCodes.has(event.error.code)) {
                 // claude retries a 401 for minutes; one is enough to know the credentials are wrong.
                 void this.stopTurn(event.error);
@@ -274,6 +294,7 @@ class ClaudeSession implements AgentSession {
             }
             if (message.type === 'result') {
               sawResult = true;
+              promptInSession = true;
               failure = classifyResult(message as Parameters<typeof classifyResult>[0]);
               break;
             }
@@ -300,11 +321,12 @@ class ClaudeSession implements AgentSession {
             error: failure,
           };
           await sleep(delayMs);
-          // Once the model has acted on the prompt, sending it again could make it act twice:
-          // continue the native session instead. Otherwise the prompt was never answered.
-          prompt = actedOn
-            ? userMessage(continuePrompt, randomUUID())
-            : userMessage(input.text, randomUUID());
+          // Once the prompt is in the native session, sending it again would show the model the
+          // question twice, and could make it act twice: continue the session instead. Only a
+          // prompt that claude never took in (it exited first) is sent again.
+          const retryId = randomUUID();
+          this.retryPromptIds.set(retryId, input.id);
+          prompt = userMessage(promptInSession ? continuePrompt : input.text, retryId);
           continue;
         }
         yield { type: 'agent.error', error: failure };

@@ -25,11 +25,13 @@ const primaryField: Record<string, string> = {
 export function formatToolDetail(name: string, input: Record<string, unknown>): string {
   const field = primaryField[name];
   const value = field === undefined ? undefined : input[field];
-  if (typeof value === 'string' && value.length > 0) return clip(`${name}: ${value}`);
+  if (typeof value === 'string' && value.trim().length > 0) return clip(`${name}: ${value}`);
   if (name === 'AskUserQuestion' && Array.isArray(input.questions)) {
     const first = input.questions[0] as { question?: unknown } | undefined;
     if (typeof first?.question === 'string') return clip(`${name}: ${first.question}`);
   }
-  const firstString = Object.values(input).find((entry) => typeof entry === 'string');
+  const firstString = Object.values(input).find(
+    (entry) => typeof entry === 'string' && entry.trim().length > 0,
+  );
   return typeof firstString === 'string' ? clip(`${name}: ${firstString}`) : name;
 }
