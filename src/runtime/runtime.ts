@@ -52,6 +52,8 @@ export interface SendOptions {
   text: string;
   /** The client's message id; the same id and text is the same input. @default a new UUID */
   messageId?: string;
+  /** W3C trace context of the request that sent it; the worker's turn span continues that trace. */
+  traceparent?: string;
 }
 
 export interface EventsOptions {
@@ -165,6 +167,7 @@ export class Runtime {
             inputId: input.id,
             messageId: input.messageId,
             text: input.text,
+            ...(options.traceparent ? { traceparent: options.traceparent } : {}),
           }),
         ],
         { now: Date.now() },
@@ -213,6 +216,7 @@ export class Runtime {
 
   /** Asks the live worker to stop. Returns the execution, or null when none was live. */
   async stop(sessionId: string): Promise<ExecutionRecord | null> {
+    await this.requireSession(sessionId);
     const live = await this.liveExecution(sessionId);
     if (!live) return null;
     return this.store.updateExecution(live.id, { state: 'stopping', now: Date.now() });
@@ -220,6 +224,7 @@ export class Runtime {
 
   /** Interrupts the current turn of the live worker (the session stays open). */
   async interrupt(sessionId: string, reason = 'interrupted by the user'): Promise<boolean> {
+    await this.requireSession(sessionId);
     const live = await this.liveExecution(sessionId);
     if (!live) return false;
     await this.store.appendEvents(sessionId, [journalEntry({ type: 'control.interrupt', reason })], {
@@ -232,6 +237,8 @@ export class Runtime {
   async resume(sessionId: string): Promise<ExecutionRecord> {
     const session = await this.requireSession(sessionId);
     if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
+    // A worker that let its lease lapse (stopped, hung) is taken over: it is fenced off from here on.
+    await this.supervisor.reconcile(sessionId, { takeOverLapsed: true });
     const live = await this.liveExecution(sessionId);
     if (live)
       throw new StateError(`session ${sessionId} already has a live worker (${live.id})`, {

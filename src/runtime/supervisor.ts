@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ExecutionRecord, Store } from '../store/store.js';
+import type { ExecutionRecord, LeaseRecord, Store } from '../store/store.js';
 import type { DataPaths } from './data-dir.js';
 import { journalEntry } from './journal-events.js';
 import { isProcessAlive, processStartTime } from './process-identity.js';
@@ -57,26 +57,57 @@ export class Supervisor {
 
   /**
    * Marks executions whose worker died as failed, their in-flight inputs uncertain, and releases
-   * their lease. Returns the executions it marked.
+   * their lease. With `takeOverLapsed`, also those whose process is alive but whose lease has
+   * lapsed (for a resume). Returns the executions it marked.
    */
-  async reconcile(sessionId?: string): Promise<ExecutionRecord[]> {
+  async reconcile(
+    sessionId?: string,
+    options: { takeOverLapsed?: boolean } = {},
+  ): Promise<ExecutionRecord[]> {
     const { store } = this.options;
     const live = sessionId
       ? (await store.listExecutions(sessionId)).filter((execution) => liveStates.includes(execution.state))
       : await store.listExecutionsByState(liveStates);
     const dead: ExecutionRecord[] = [];
     for (const execution of live) {
-      if (this.isAlive(execution)) continue;
       const lease = await store.getLease(execution.sessionId);
+      if (this.isAlive(execution)) {
+        // A process that is still there but let its lease lapse (stopped, hung, cut off from the
+        // store) may still wake and renew it; only an explicit resume takes over from it, after
+        // which its writes are fenced off.
+        if (!options.takeOverLapsed || !Supervisor.leaseLapsed(execution, lease)) continue;
+        dead.push(
+          await this.markDead(execution, {
+            code: 'lease_expired',
+            message: `worker process ${execution.pid} stopped renewing its lease`,
+          }),
+        );
+        continue;
+      }
       // On another host only the lease tells: wait until it has expired.
       if (lease && lease.owner === execution.id && lease.expiresAt > Date.now() && execution.pid === null)
         continue;
-      dead.push(await this.markDead(execution));
+      dead.push(
+        await this.markDead(execution, {
+          code: 'worker_died',
+          message: `worker process ${execution.pid ?? '(not started)'} is gone`,
+        }),
+      );
     }
     return dead;
   }
 
-  private async markDead(execution: ExecutionRecord): Promise<ExecutionRecord> {
+  /** True when the execution took the session's lease and no longer holds it unexpired. */
+  private static leaseLapsed(execution: ExecutionRecord, lease: LeaseRecord | null): boolean {
+    if (execution.epoch === 0) return false;
+    if (!lease || lease.epoch !== execution.epoch || lease.owner !== execution.id) return true;
+    return lease.expiresAt <= Date.now();
+  }
+
+  private async markDead(
+    execution: ExecutionRecord,
+    error: { code: string; message: string },
+  ): Promise<ExecutionRecord> {
     const { store } = this.options;
     const now = Date.now();
     const dispatching = await store.listInputs(execution.sessionId, { states: ['dispatching'] });
@@ -87,10 +118,6 @@ export class Supervisor {
       to: 'uncertain',
       now,
     });
-    const error = {
-      code: 'worker_died',
-      message: `worker process ${execution.pid ?? '(not started)'} is gone`,
-    };
     const failed = await store.updateExecution(execution.id, { state: 'failed', error, endedAt: now, now });
     await store.appendEvents(
       execution.sessionId,

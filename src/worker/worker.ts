@@ -112,8 +112,8 @@ export class Worker {
 
     const config = sessionRecord.config as unknown as ClaudeConfig;
     this.cwd = sessionRecord.cwd;
-    this.nativeSessionId = sessionRecord.nativeSessionId;
-    const resume = sessionRecord.nativeSessionId ?? undefined;
+    const resume = await this.resumableSession(sessionRecord.nativeSessionId, sessionRecord.cwd);
+    this.nativeSessionId = resume ?? null;
     if (this.options.tracing) {
       this.tracer = new TurnTracer(this.options.tracing, { sessionId, model: sessionRecord.model });
     }
@@ -145,6 +145,41 @@ export class Worker {
     }
     if (outcome === workerExitCodes.stopped && !this.leaseLost) await this.finish();
     return this.leaseLost ? workerExitCodes.leaseLost : outcome;
+  }
+
+  /**
+   * The native session to resume. A worker killed before the SDK mirrored anything leaves a
+   * session id with no transcript in the store; `claude --resume` would fail on it for good
+   * ("No conversation found"), so such a session starts afresh instead.
+   */
+  private async resumableSession(nativeSessionId: string | null, cwd: string): Promise<string | undefined> {
+    if (!nativeSessionId) return undefined;
+    const key = { projectKey: projectKeyOf(cwd), sessionId: nativeSessionId };
+    const entries = await this.options.store.loadTranscript(key);
+    if (entries && entries.length > 0) return nativeSessionId;
+    this.log(`claude session ${nativeSessionId} has no transcript in the store; starting a new one`);
+    return undefined;
+  }
+
+  /**
+   * An input whose turn ended without claude echoing it (the turn was given up, or the worker
+   * stopped first) was perhaps never seen: `uncertain`, never left `dispatching`.
+   */
+  private async markUndelivered(): Promise<void> {
+    const { store, sessionId, executionId } = this.options;
+    const stuck = (await store.listInputs(sessionId, { states: ['dispatching'] })).filter(
+      (input) => input.executionId === executionId,
+    );
+    if (stuck.length === 0) return;
+    await store.updateInputStates({
+      sessionId,
+      inputIds: stuck.map((input) => input.id),
+      from: ['dispatching'],
+      to: 'uncertain',
+      epoch: this.epoch,
+      now: Date.now(),
+    });
+    this.log(`inputs not echoed by claude, now uncertain: ${stuck.map((input) => input.id).join(', ')}`);
   }
 
   /**
@@ -281,6 +316,8 @@ export class Worker {
       await store.updateSession(sessionId, { nativeSessionId: event.sessionId, now: Date.now() });
     }
     await this.journal([event as unknown as { type: string } & Record<string, unknown>]);
+    // agent.error is final: the backend retries before it gives up.
+    if (event.type === 'agent.error') await this.markUndelivered();
     if (event.type === 'agent.turn.completed' || event.type === 'agent.error') await this.endTurn();
   }
 
@@ -347,6 +384,7 @@ export class Worker {
   private async finish(): Promise<void> {
     const { store, sessionId, executionId } = this.options;
     const reason = this.stopping ?? 'stopped';
+    await this.markUndelivered();
     await store.updateExecution(
       executionId,
       { state: 'stopped', endedAt: Date.now(), now: Date.now() },

@@ -1,0 +1,247 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConflictError, createRuntime, StoreError } from '../../src/index.js';
+import {
+  checkGuarantees,
+  createHarness,
+  dataOf,
+  type Harness,
+  isEvent,
+  isRunning,
+  killGroup,
+  readJournal,
+  readUntil,
+  runCli,
+  startParent,
+  timesSent,
+  waitFor,
+} from './helpers.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.cleanup();
+  harness = undefined;
+});
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describe('runtime: workers outlive their parent', () => {
+  it('parent killed mid-stream: the worker goes on, a new runtime reattaches and reads every event', async () => {
+    const reply =
+      'A slow reply that keeps streaming, chunk after chunk, while the process that asked for it dies.';
+    harness = await createHarness({ script: [{ text: reply, chunkDelayMs: 120, chunkSize: 4 }] });
+    const h = harness;
+    const parent = await startParent(h, 'tell me slowly');
+    // The worker is streaming: the model has the request and the delivery is journaled.
+    await waitFor(() => h.model.conversationRequests().length === 1, { what: 'the model request' });
+    await waitFor(
+      async () => (await readJournal(h.runtime, parent.sessionId)).some(isEvent('input.delivered')),
+      { what: 'the delivery' },
+    );
+    killGroup(parent.child.pid);
+    await waitFor(() => parent.child.exitCode !== null || parent.child.signalCode !== null, {
+      what: 'the parent to die',
+    });
+    const atDeath = await readJournal(h.runtime, parent.sessionId);
+    expect(atDeath.some(isEvent('agent.turn.completed')), 'the turn was still streaming').toBe(false);
+    expect(isRunning(parent.pid), 'the worker survives its parent').toBe(true);
+
+    const runtime = await h.openRuntime();
+    const details = await runtime.getSession(parent.sessionId);
+    expect(details.live?.id).toBe(parent.executionId);
+    expect(details.live?.pid).toBe(parent.pid);
+
+    const events = await readUntil(runtime, parent.sessionId, isEvent('work.settled', parent.executionId));
+    const message = events.find(isEvent('agent.message'));
+    expect(message && dataOf(message).text).toBe(reply);
+    expect(events.filter(isEvent('agent.turn.completed'))).toHaveLength(1);
+    const journal = await checkGuarantees(runtime, parent.sessionId, { seen: events, model: h.model });
+    // The stream read through a new process is the journal.
+    expect(events).toEqual(journal.slice(0, events.length));
+    expect(journal.filter(isEvent('execution.failed'))).toHaveLength(0);
+    expect((await runtime.getSession(parent.sessionId)).live?.id).toBe(parent.executionId);
+  });
+});
+
+describe('runtime: idempotent sends across restarts', () => {
+  it('send: the same message id after everything died is the same input, delivered once; other text conflicts', async () => {
+    harness = await createHarness({
+      script: [{ text: 'first reply' }, { text: 'second reply' }, { text: 'third reply' }],
+    });
+    const h = harness;
+    const first = await h.runtime.createSession({ prompt: 'prompt one', cwd: h.cwd, messageId: 'm-1' });
+    const sessionId = first.session.id;
+    await readUntil(h.runtime, sessionId, isEvent('work.settled'));
+    const cursor = (await readJournal(h.runtime, sessionId)).length;
+    const sent = await h.runtime.send(sessionId, { text: 'prompt two', messageId: 'm-2' });
+    await readUntil(h.runtime, sessionId, isEvent('work.settled'), { after: cursor });
+
+    // Kill everything: the worker with its claude, and this runtime.
+    const [execution] = await h.runtime.listExecutions(sessionId);
+    killGroup(execution?.pid ?? undefined);
+    await waitFor(() => !isRunning(execution!.pid!), { what: 'the worker to die' });
+    await h.runtime.close();
+
+    const second = await h.openRuntime();
+    const again = await second.send(sessionId, { text: 'prompt two', messageId: 'm-2' });
+    expect(again.id).toBe(sent.id);
+    expect(again.state).toBe('delivered');
+    expect((await second.getSession(sessionId)).live, 'a delivered input starts no worker').toBeNull();
+    await expect(second.send(sessionId, { text: 'other text', messageId: 'm-2' })).rejects.toSatisfy(
+      (error) => error instanceof ConflictError && error.code === 'conflict',
+    );
+
+    // An input whose worker died before taking it is still `accepted`: resending it delivers it once.
+    const third = await second.send(sessionId, { text: 'prompt three', messageId: 'm-3' });
+    const starting = (await second.listExecutions(sessionId)).find((each) => each.state === 'starting');
+    killGroup(starting?.pid ?? undefined);
+    await waitFor(() => !isRunning(starting!.pid!), { what: 'the new worker to die' });
+    await second.close();
+
+    const thirdRuntime = await h.openRuntime();
+    expect((await thirdRuntime.listInputs(sessionId)).find((input) => input.id === third.id)?.state).toBe(
+      'accepted',
+    );
+    const resent = await thirdRuntime.send(sessionId, { text: 'prompt three', messageId: 'm-3' });
+    expect(resent.id).toBe(third.id);
+    const before = (await readJournal(thirdRuntime, sessionId)).length;
+    await readUntil(thirdRuntime, sessionId, isEvent('work.settled'), { after: before });
+
+    expect(timesSent(h.model, 'prompt one')).toBe(1);
+    expect(timesSent(h.model, 'prompt two')).toBe(1);
+    expect(timesSent(h.model, 'prompt three')).toBe(1);
+    const inputs = await thirdRuntime.listInputs(sessionId);
+    expect(inputs.map((input) => [input.messageId, input.state])).toEqual([
+      ['m-1', 'delivered'],
+      ['m-2', 'delivered'],
+      ['m-3', 'delivered'],
+    ]);
+    await checkGuarantees(thirdRuntime, sessionId, { acknowledged: ['m-1', 'm-2', 'm-3'], model: h.model });
+  });
+});
+
+describe('runtime: idle timeout', () => {
+  it('a worker stops by itself after a turn once it has been idle for AGENTD_IDLE_TIMEOUT_MS', async () => {
+    harness = await createHarness({ script: [{ text: 'done' }], env: { AGENTD_IDLE_TIMEOUT_MS: '1500' } });
+    const h = harness;
+    const { session } = await h.runtime.createSession({ prompt: 'hello', cwd: h.cwd });
+    const events = await readUntil(h.runtime, session.id, isEvent('execution.stopped'));
+    const settled = events.findIndex(isEvent('work.settled'));
+    const stopped = events.at(-1)!;
+    expect(settled).toBeGreaterThan(-1);
+    expect(dataOf(stopped).reason).toBe('idle timeout');
+    const [execution] = await h.runtime.listExecutions(session.id);
+    expect(execution?.state).toBe('stopped');
+    await waitFor(() => !isRunning(execution!.pid!), { what: 'the idle worker to exit' });
+    expect((await h.runtime.store.getLease(session.id))?.owner ?? null).toBeNull();
+    await checkGuarantees(h.runtime, session.id, { model: h.model });
+  });
+
+  it('a worker waiting for an approval does not time out; it does once the turn is over', async () => {
+    harness = await createHarness({
+      script: [
+        {
+          content: [
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              input: { command: 'touch idle-approved.txt && echo touched', description: 'make a file' },
+            },
+          ],
+        },
+        { text: 'made it' },
+      ],
+      env: { AGENTD_IDLE_TIMEOUT_MS: '1500' },
+    });
+    const h = harness;
+    const { session } = await h.runtime.createSession({ prompt: 'make a file', cwd: h.cwd });
+    const requested = (await readUntil(h.runtime, session.id, isEvent('interaction.requested'))).at(-1)!;
+    const interaction = dataOf(requested).interaction as { id: string };
+    // Three idle timeouts pass while the approval is pending.
+    await sleep(4500);
+    const details = await h.runtime.getSession(session.id);
+    expect(details.live?.state).toBe('running');
+    expect((await readJournal(h.runtime, session.id)).some(isEvent('execution.stopped'))).toBe(false);
+    await checkGuarantees(h.runtime, session.id, { pending: [interaction.id] });
+
+    await h.runtime.answer(interaction.id, { decision: 'approve' });
+    const events = await readUntil(h.runtime, session.id, isEvent('execution.stopped'));
+    expect(dataOf(events.at(-1)!).reason).toBe('idle timeout');
+    const types = events.map((event) => event.type);
+    expect(types.indexOf('agent.tool_result')).toBeLessThan(types.indexOf('work.settled'));
+    expect(existsSync(join(h.cwd, 'idle-approved.txt'))).toBe(true);
+    await checkGuarantees(h.runtime, session.id, { model: h.model });
+  });
+});
+
+describe('runtime: a corrupt or foreign data file', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const dataDirWith = (write: (file: string) => void) => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentd-e2e-bad-'));
+    dirs.push(dir);
+    mkdirSync(dir, { recursive: true });
+    write(join(dir, 'agentd.db'));
+    return { dir, file: join(dir, 'agentd.db') };
+  };
+
+  it('garbage bytes: createRuntime rejects with store_corrupt, the CLI prints one clear line, the file is untouched', async () => {
+    const { dir, file } = dataDirWith((path) => writeFileSync(path, randomBytes(8192)));
+    const bytes = readFileSync(file);
+    await expect(createRuntime({ dataDir: dir })).rejects.toSatisfy(
+      (error) => error instanceof StoreError && error.code === 'store_corrupt',
+    );
+    const result = await runCli(['sessions', '--data-dir', dir], process.env);
+    expect(result.code).not.toBe(0);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('not an agentd data file');
+    expect(lines[0]).toContain('store_corrupt');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+
+  it('a SQLite file with a valid header and garbage after it is store_corrupt too', async () => {
+    const { dir, file } = dataDirWith((path) => {
+      const page = Buffer.alloc(8192);
+      randomBytes(8192).copy(page);
+      Buffer.from('SQLite format 3\u0000', 'latin1').copy(page, 0);
+      writeFileSync(path, page);
+    });
+    await expect(createRuntime({ dataDir: dir })).rejects.toSatisfy(
+      (error) => error instanceof StoreError && error.code === 'store_corrupt',
+    );
+    const result = await runCli(['sessions', '--data-dir', dir], process.env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it("another program's SQLite file: store_foreign, and the file is left exactly as it was", async () => {
+    const { dir, file } = dataDirWith((path) => {
+      const db = new Database(path);
+      db.exec(
+        "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada');",
+      );
+      db.close();
+    });
+    const bytes = readFileSync(file);
+    await expect(createRuntime({ dataDir: dir })).rejects.toSatisfy(
+      (error) => error instanceof StoreError && error.code === 'store_foreign',
+    );
+    const result = await runCli(['sessions', '--data-dir', dir, '--json'], process.env);
+    expect(result.code).not.toBe(0);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('another program');
+    expect(lines[0]).toContain('store_foreign');
+    expect(result.stdout).toBe('');
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+});
