@@ -116,6 +116,26 @@ export function describeFencingContract(context: ContractContext): void {
       expect(updated.state).toBe('running');
     });
 
+    it('fenced writes: a released lease refuses its own epoch until the next owner takes it', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const lease = await store.acquireLease({
+        sessionId: session.id,
+        owner: 'worker',
+        ttlMs: 1_000,
+        pid: null,
+        processStartTime: null,
+        now: 1_000,
+      });
+      await store.releaseLease({ sessionId: session.id, epoch: lease!.epoch });
+      const attempt = store.appendEvents(session.id, [{ type: 'agent.message', data: { text: 'late' } }], {
+        epoch: lease!.epoch,
+        now: 2_000,
+      });
+      await expect(attempt).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await store.lastCursor(session.id)).toBe(0);
+    });
+
     it('fenced writes: a session that never had a lease refuses every epoch', async () => {
       const store = context.store();
       const session = await createTestSession(store);

@@ -89,10 +89,11 @@ export function assertFence(
   if (fence.epoch === undefined) {
     return;
   }
-  const row = connection.statement('SELECT epoch FROM leases WHERE session_id = ?').get(fence.sessionId) as
-    | { epoch: number }
+  const row = connection.statement('SELECT epoch, owner FROM leases WHERE session_id = ?').get(fence.sessionId) as
+    | { epoch: number; owner: string | null }
     | undefined;
-  if (row?.epoch !== fence.epoch) {
+  // A released lease keeps its epoch for the next acquisition, but nobody writes under it any more.
+  if (row?.epoch !== fence.epoch || row.owner === null) {
     throw new LeaseLostError(
       `the lease on session ${fence.sessionId} is at epoch ${row?.epoch ?? 'none'}, not ${fence.epoch}: another worker owns it`,
       { sessionId: fence.sessionId, epoch: fence.epoch, currentEpoch: row?.epoch ?? null },
