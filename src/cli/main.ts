@@ -4,6 +4,7 @@ import { version } from '../version.js';
 import { registerApprovalCommands } from './commands/approvals.js';
 import { registerEvents } from './commands/events.js';
 import { registerRun } from './commands/run.js';
+import { registerServe } from './commands/serve.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import type { CliContext } from './context.js';
 import { exitCodes } from './exit-codes.js';
@@ -21,6 +22,7 @@ export function buildProgram(context: CliContext): Command {
   registerSessionCommands(program, context);
   registerEvents(program, context);
   registerApprovalCommands(program, context);
+  registerServe(program, context);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -46,6 +46,8 @@ export interface CreateSessionOptions {
   /** Settings over the runtime's base config. */
   config?: Partial<ClaudeConfig>;
   title?: string;
+  /** W3C trace context of the request; the first turn's span continues that trace. */
+  traceparent?: string;
 }
 
 export interface SendOptions {
@@ -137,7 +139,11 @@ export class Runtime {
     let input: InputRecord | null = null;
     if (options.prompt !== undefined) {
       const messageId = options.messageId ?? (options.launchId ? `launch:${options.launchId}` : randomUUID());
-      input = await this.send(session.id, { text: options.prompt, messageId });
+      input = await this.send(session.id, {
+        text: options.prompt,
+        messageId,
+        ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+      });
     }
     return { session, input, created };
   }

@@ -360,7 +360,7 @@ export class Worker {
         const execution = await store.getExecution(executionId);
         if (execution?.state === 'stopping') {
           this.stopping = 'stop requested';
-          await this.session?.interrupt();
+          if (this.turnActive) await this.session?.interrupt();
           await this.session?.close();
           break;
         }

@@ -139,11 +139,16 @@ class ClaudeSession implements AgentSession {
     if (!this.query || this.stopReason) return;
     this.stopReason = reason;
     const query = this.query;
-    const grace = setTimeout(() => {
-      if (this.query === query) this.closeQuery();
-    }, interruptGraceMs);
+    // An interrupt sent as a turn ends may never be answered: give it a grace period, then close.
+    let grace: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      grace = setTimeout(() => {
+        if (this.query === query) this.closeQuery();
+        resolve();
+      }, interruptGraceMs);
+    });
     try {
-      await query.interrupt();
+      await Promise.race([query.interrupt().then(() => undefined), expired]);
     } catch {
       this.closeQuery();
     } finally {

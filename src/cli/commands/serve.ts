@@ -1,0 +1,70 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { modelModeDescriptions } from '../../server/model-mode.js';
+import { startServer } from '../../server/serve.js';
+import { loadServerConfig } from '../../server/server-config.js';
+import { version } from '../../version.js';
+import type { CliContext } from '../context.js';
+
+interface ServeFlags {
+  host: string;
+  port: number;
+  dataDir?: string;
+  config?: string;
+  offline?: boolean;
+  insecure?: boolean;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidArgumentError('expected a port from 0 to 65535 (0 picks a free one)');
+  return port;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function shutdownSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: string) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+export function registerServe(program: Command, context: CliContext): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API: sessions, messages, event streams, approvals, health and metrics')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
+    .option('--data-dir <dir>', 'data directory (default: $AGENTD_DATA_DIR or ~/.local/state/agentd)')
+    .option('--config <file>', 'JSON config file: tokens, maxLiveWorkers, corsOrigins, claude, agentCard')
+    .option('--offline', 'without credentials, answer with the built-in scripted demo model')
+    .option('--insecure', 'allow a non-loopback --host without bearer tokens')
+    .action(async (flags: ServeFlags) => {
+      const err = (line: string) => context.stderr.write(`${line}\n`);
+      const server = await startServer({
+        host: flags.host,
+        port: flags.port,
+        env: context.env,
+        config: flags.config ? loadServerConfig(flags.config) : {},
+        ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+        insecure: flags.insecure ?? false,
+        offline: flags.offline ?? false,
+        log: err,
+        // A2A: pass `mountA2a` here once src/server/a2a exists (see StartServerOptions.mountA2a).
+      });
+      const out = (line: string) => context.stdout.write(`${line}\n`);
+      out(`agentd ${version} listening on ${server.url}`);
+      out(`model: ${modelModeDescriptions[server.modelMode]}`);
+      out(`data: ${server.dataDir}`);
+      out(`auth: ${server.authenticated ? 'bearer tokens required' : 'none (no tokens configured)'}`);
+      for (const notice of server.notices) out(notice);
+      const signal = await shutdownSignal();
+      err(`${signal}: closing the server; workers keep running`);
+      await server.close();
+    });
+}

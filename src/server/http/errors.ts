@@ -1,0 +1,74 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { AgentdError } from '../../errors/index.js';
+
+/** A failure of the request itself, detected by the HTTP layer (auth, size, JSON syntax, route). */
+export class HttpRequestError extends AgentdError {
+  constructor(options: { code: string; message: string; details?: Record<string, unknown> }) {
+    super({ ...options, userError: true });
+  }
+}
+
+/**
+ * The one place where agentd's error codes become HTTP statuses. Anything not listed is a fault of
+ * the server: 500 with code `internal`, and its message and stack stay in the log.
+ */
+const statusByCode: Record<string, ContentfulStatusCode> = {
+  invalid_input: 400,
+  invalid_config: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  invalid_state: 409,
+  payload_too_large: 413,
+  credentials_missing: 503,
+};
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export function statusOf(code: string): ContentfulStatusCode {
+  return statusByCode[code] ?? 500;
+}
+
+function codeOfStatus(status: number): string {
+  const known = Object.entries(statusByCode).find(([, candidate]) => candidate === status);
+  return known?.[0] ?? (status >= 500 ? 'internal' : 'invalid_input');
+}
+
+/** The wire form of an error: stable code, a message for people, never a stack trace. */
+export function toErrorResponse(error: unknown): { status: ContentfulStatusCode; body: ErrorBody } {
+  if (error instanceof AgentdError && statusByCode[error.code] !== undefined) {
+    const body: ErrorBody = { error: { code: error.code, message: error.message } };
+    if (error.details !== undefined) body.error.details = error.details;
+    return { status: statusOf(error.code), body };
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    return {
+      status: error.status as ContentfulStatusCode,
+      body: { error: { code: codeOfStatus(error.status), message: error.message || 'bad request' } },
+    };
+  }
+  return { status: 500, body: { error: { code: 'internal', message: 'internal server error' } } };
+}
+
+export function errorJson(context: Context, error: unknown): Response {
+  const { status, body } = toErrorResponse(error);
+  return context.json(body, status);
+}
+
+export const unauthorized = (message: string) => new HttpRequestError({ code: 'unauthorized', message });
+
+export const payloadTooLarge = (limitBytes: number) =>
+  new HttpRequestError({
+    code: 'payload_too_large',
+    message: `request body is larger than ${limitBytes} bytes`,
+    details: { limitBytes },
+  });
+
+export const routeNotFound = (method: string, path: string) =>
+  new HttpRequestError({ code: 'not_found', message: `no route for ${method} ${path}` });

@@ -1,0 +1,65 @@
+import type { Hono } from 'hono';
+import { version } from '../../version.js';
+import type { RouteContext } from './context.js';
+
+const liveStates = ['starting', 'running', 'idle', 'stopping'] as const;
+
+/** Store reachable, and how many workers are live (after dead ones have been noticed). */
+async function workerCheck(context: RouteContext): Promise<{ storeOk: boolean; liveWorkers: number }> {
+  const { runtime } = context;
+  try {
+    await runtime.store.ping();
+    await runtime.reconcile();
+    const live = await runtime.store.listExecutionsByState([...liveStates]);
+    return { storeOk: true, liveWorkers: live.length };
+  } catch (error) {
+    context.log?.(`health: store check failed: ${String(error)}`);
+    return { storeOk: false, liveWorkers: 0 };
+  }
+}
+
+export function registerHealthRoutes(app: Hono, context: RouteContext): void {
+  const { runtime } = context;
+
+  /** Liveness: the process answers. Nothing else is checked, so a slow store never restarts it. */
+  app.get('/health/live', (c) => c.json({ status: 'ok' }));
+
+  /** Readiness: 503 when the store is unreachable or the server runs its maximum of workers. */
+  app.get('/health/ready', async (c) => {
+    const { storeOk, liveWorkers } = await workerCheck(context);
+    const reasons: string[] = [];
+    if (!storeOk) reasons.push('store unreachable');
+    if (liveWorkers >= context.maxLiveWorkers)
+      reasons.push(`at the maximum of ${context.maxLiveWorkers} live workers`);
+    const body = {
+      ready: reasons.length === 0,
+      reasons,
+      liveWorkers,
+      maxLiveWorkers: context.maxLiveWorkers,
+    };
+    return c.json(body, body.ready ? 200 : 503);
+  });
+
+  app.get('/health', async (c) => {
+    const { storeOk, liveWorkers } = await workerCheck(context);
+    let sessions = { total: 0, active: 0 };
+    let pendingInteractions = 0;
+    if (storeOk) {
+      const all = await runtime.listSessions();
+      sessions = { total: all.length, active: all.filter((session) => session.state === 'active').length };
+      pendingInteractions = (await runtime.interactions({ state: 'pending' })).length;
+    }
+    const body = {
+      status: storeOk ? ('ok' as const) : ('degraded' as const),
+      version,
+      uptimeSeconds: Math.round((Date.now() - context.startedAt) / 100) / 10,
+      model: context.modelMode,
+      sessions,
+      liveWorkers,
+      maxLiveWorkers: context.maxLiveWorkers,
+      pendingInteractions,
+      store: { kind: runtime.store.kind, status: storeOk ? ('ok' as const) : ('error' as const) },
+    };
+    return c.json(body, storeOk ? 200 : 503);
+  });
+}

@@ -1,0 +1,251 @@
+import { z } from 'zod';
+import { permissionModes } from '../../config/claude-config.js';
+
+/**
+ * The HTTP API's bodies. Requests are parsed with these schemas; responses are documented by them
+ * (and checked against them in the tests). `/openapi.json` is generated from this registry.
+ */
+export const apiSchemas = z.registry<{ id: string; description?: string }>();
+
+function named<T extends z.ZodType>(id: string, schema: T, description?: string): T {
+  apiSchemas.add(schema, description === undefined ? { id } : { id, description });
+  return schema;
+}
+
+const clientId = z.string().min(1).max(200);
+const timestamp = z.number().int().describe('epoch milliseconds');
+
+export const errorBodySchema = named(
+  'Error',
+  z.object({
+    error: z.object({
+      code: z
+        .string()
+        .describe(
+          'stable code: invalid_input, invalid_json, invalid_config, unauthorized, not_found, conflict, invalid_state, payload_too_large, credentials_missing, internal',
+        ),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  }),
+  'Every error response has this shape.',
+);
+
+export const sessionSchema = named(
+  'Session',
+  z.object({
+    id: z.string(),
+    state: z.enum(['active', 'archived']),
+    provider: z.string(),
+    role: z.string().nullable(),
+    model: z.string().nullable(),
+    cwd: z.string(),
+    config: z.record(z.string(), z.unknown()),
+    launchId: z.string().nullable(),
+    nativeSessionId: z.string().nullable(),
+    title: z.string().nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+);
+
+export const executionSchema = named(
+  'Execution',
+  z.object({
+    id: z.string(),
+    sessionId: z.string(),
+    state: z.enum(['starting', 'running', 'idle', 'stopping', 'stopped', 'failed']),
+    epoch: z.number().int(),
+    pid: z.number().int().nullable(),
+    processStartTime: z.string().nullable(),
+    error: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    endedAt: timestamp.nullable(),
+  }),
+);
+
+export const inputSchema = named(
+  'Input',
+  z.object({
+    id: z.string(),
+    sessionId: z.string(),
+    messageId: z.string(),
+    text: z.string(),
+    state: z.enum(['accepted', 'dispatching', 'delivered', 'uncertain']),
+    executionId: z.string().nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  }),
+  'A user message and its delivery state.',
+);
+
+export const eventSchema = named(
+  'Event',
+  z.object({
+    sessionId: z.string(),
+    cursor: z.number().int().min(1),
+    type: z.string(),
+    data: z.unknown(),
+    executionId: z.string().nullable(),
+    createdAt: timestamp,
+  }),
+  'One journal entry. Cursors grow by one per session, with no gaps.',
+);
+
+export const interactionSchema = named(
+  'Interaction',
+  z.object({
+    id: z.string(),
+    sessionId: z.string(),
+    executionId: z.string().nullable(),
+    kind: z.enum(['approval', 'question']),
+    toolName: z.string(),
+    toolUseId: z.string().nullable(),
+    request: z.record(z.string(), z.unknown()),
+    state: z.enum(['pending', 'answered']),
+    answer: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: timestamp,
+    answeredAt: timestamp.nullable(),
+  }),
+  'A pending approval (tool use) or question (AskUserQuestion).',
+);
+
+export const createSessionBodySchema = named(
+  'CreateSessionRequest',
+  z.strictObject({
+    prompt: z.string().min(1).optional().describe('the first message; the worker starts on it at once'),
+    messageId: clientId.optional().describe("the first message's id (idempotent)"),
+    launchId: clientId.optional().describe('the same launch id returns the same session'),
+    cwd: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    role: z.string().min(1).optional(),
+    permissionMode: z.enum(permissionModes).optional(),
+    title: z.string().max(500).optional(),
+  }),
+);
+
+export const createSessionResponseSchema = named(
+  'CreateSessionResponse',
+  z.object({ session: sessionSchema, input: inputSchema.nullable(), created: z.boolean() }),
+);
+
+export const listSessionsQuerySchema = z.object({
+  state: z.enum(['active', 'archived']).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
+export const sessionListSchema = named('SessionList', z.object({ sessions: z.array(sessionSchema) }));
+
+export const sessionDetailsSchema = named(
+  'SessionDetails',
+  z.object({
+    session: sessionSchema,
+    executions: z.array(executionSchema),
+    inputs: z.array(inputSchema),
+    live: executionSchema.nullable(),
+    lastCursor: z.number().int(),
+  }),
+);
+
+export const sessionResponseSchema = named('SessionResponse', z.object({ session: sessionSchema }));
+
+export const sendMessageBodySchema = named(
+  'SendMessageRequest',
+  z.strictObject({
+    text: z.string().min(1),
+    messageId: clientId
+      .optional()
+      .describe('your id for the message: the same id and text is the same input; other text is a conflict'),
+  }),
+);
+
+export const inputResponseSchema = named('InputResponse', z.object({ input: inputSchema }));
+export const inputListSchema = named('InputList', z.object({ inputs: z.array(inputSchema) }));
+
+export const eventsQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).optional().describe('return events after this cursor'),
+  limit: z.coerce.number().int().min(1).max(1000).optional().describe('page size (default 100)'),
+});
+
+export const eventPageSchema = named(
+  'EventPage',
+  z.object({
+    events: z.array(eventSchema),
+    nextCursor: z.number().int().describe('pass as `after` to read the next page'),
+    hasMore: z.boolean(),
+  }),
+);
+
+export const listInteractionsQuerySchema = z.object({
+  sessionId: z.string().min(1).optional(),
+  state: z.enum(['pending', 'answered']).optional(),
+});
+
+export const interactionListSchema = named(
+  'InteractionList',
+  z.object({ interactions: z.array(interactionSchema) }),
+);
+
+export const answerBodySchema = named(
+  'Answer',
+  z.union([
+    z.strictObject({
+      decision: z.literal('approve'),
+      updatedInput: z.record(z.string(), z.unknown()).optional(),
+    }),
+    z.strictObject({ decision: z.literal('deny'), reason: z.string().max(10_000).optional() }),
+    z.strictObject({ answers: z.record(z.string(), z.string()) }),
+  ]),
+  'Approve or deny a tool use, or answer the questions of an AskUserQuestion.',
+);
+
+export const interactionResponseSchema = named(
+  'InteractionResponse',
+  z.object({ interaction: interactionSchema }),
+);
+
+export const interruptBodySchema = named(
+  'InterruptRequest',
+  z.strictObject({ reason: z.string().max(1000).optional() }),
+);
+
+export const executionResponseSchema = named(
+  'ExecutionResponse',
+  z.object({ execution: executionSchema.nullable() }),
+);
+
+export const executionListSchema = named('ExecutionList', z.object({ executions: z.array(executionSchema) }));
+
+export const interruptResponseSchema = named(
+  'InterruptResponse',
+  z.object({ interrupted: z.boolean().describe('false when no worker was live') }),
+);
+
+export const modelModes = ['anthropic', 'openrouter', 'offline', 'unconfigured'] as const;
+export type ModelMode = (typeof modelModes)[number];
+
+export const healthSchema = named(
+  'Health',
+  z.object({
+    status: z.enum(['ok', 'degraded']),
+    version: z.string(),
+    uptimeSeconds: z.number(),
+    model: z.enum(modelModes),
+    sessions: z.object({ total: z.number().int(), active: z.number().int() }),
+    liveWorkers: z.number().int(),
+    maxLiveWorkers: z.number().int(),
+    pendingInteractions: z.number().int(),
+    store: z.object({ kind: z.string(), status: z.enum(['ok', 'error']) }),
+  }),
+);
+
+export const readinessSchema = named(
+  'Readiness',
+  z.object({
+    ready: z.boolean(),
+    reasons: z.array(z.string()),
+    liveWorkers: z.number().int(),
+    maxLiveWorkers: z.number().int(),
+  }),
+);

@@ -1,0 +1,27 @@
+import type { Hono } from 'hono';
+import { type RouteContext, requireModel } from './context.js';
+import { createSessionBodySchema, listSessionsQuerySchema } from './schemas.js';
+import { traceContextOf } from './trace-context.js';
+import { readJson, readQuery } from './validate.js';
+
+export function registerSessionRoutes(app: Hono, context: RouteContext): void {
+  const { runtime } = context;
+
+  app.post('/v1/sessions', async (c) => {
+    const body = await readJson(c, createSessionBodySchema);
+    requireModel(context);
+    const result = await runtime.createSession({ ...body, ...traceContextOf(c) });
+    return c.json(result, result.created ? 201 : 200);
+  });
+
+  app.get('/v1/sessions', async (c) => {
+    const query = readQuery(c, listSessionsQuerySchema);
+    return c.json({ sessions: await runtime.listSessions(query) });
+  });
+
+  app.get('/v1/sessions/:id', async (c) => c.json(await runtime.getSession(c.req.param('id'))));
+
+  app.post('/v1/sessions/:id/archive', async (c) =>
+    c.json({ session: await runtime.archive(c.req.param('id')) }),
+  );
+}

@@ -1,0 +1,193 @@
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { ConfigError } from '../errors/index.js';
+import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import type { ScriptedModel } from '../testing/scripted-model.js';
+import { createApp } from './app.js';
+import type { ModelMode } from './http/schemas.js';
+import { modelModeOf } from './model-mode.js';
+import { startOfflineModel } from './offline-model.js';
+import { baseClaudeConfig, configuredTokens, type ServerConfig } from './server-config.js';
+import { ServerMetrics } from './server-metrics.js';
+
+export interface StartServerOptions {
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** 0 picks a free port. @default 8080 */
+  port?: number;
+  /** @default AGENTD_DATA_DIR, else ~/.local/state/agentd */
+  dataDir?: string;
+  /** Environment of the server and its workers (credentials, CLAUDE_*, AGENTD_TOKENS). @default process.env */
+  env?: Record<string, string | undefined>;
+  /** The parsed `--config` file. @default {} */
+  config?: ServerConfig;
+  /** Tokens besides the config file's and AGENTD_TOKENS. @default [] */
+  tokens?: readonly string[];
+  /** Allow a non-loopback host without tokens. @default false */
+  insecure?: boolean;
+  /** Without credentials, start the built-in scripted demo model. @default false */
+  offline?: boolean;
+  /** Overrides the config file's value. @default 16 */
+  maxLiveWorkers?: number;
+  /** Overrides the config file's value. @default 1 MiB */
+  bodyLimitBytes?: number;
+  /** Overrides the config file's value. @default 15000 */
+  heartbeatMs?: number;
+  /** How often the runtime polls the journal for followers. @default 50 */
+  pollMs?: number;
+  /**
+   * How often dead workers are looked for, so that their `execution.failed` reaches event streams
+   * even when no request touches the session. @default 5000
+   */
+  reconcileMs?: number;
+  /** Where notices and server faults go. @default none */
+  log?: (line: string) => void;
+  /**
+   * Mount point for A2A (src/server/a2a): called with the app after auth and body limits, and with
+   * the runtime and config (whose `agentCard` it reads).
+   */
+  mountA2a?: (app: Hono, context: { runtime: Runtime; config: ServerConfig; url: () => string }) => void;
+}
+
+export interface RunningServer {
+  /** Base URL, such as `http://127.0.0.1:8080`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly modelMode: ModelMode;
+  readonly runtime: Runtime;
+  readonly dataDir: string;
+  /** Whether bearer tokens are required. */
+  readonly authenticated: boolean;
+  /** Things worth telling the person who started the server. */
+  readonly notices: string[];
+  /** Ends event streams, stops listening and closes the store. Workers keep running: they are detached. */
+  close(): Promise<void>;
+}
+
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+function urlOf(host: string, port: number): string {
+  const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+/** How long open connections (event streams) get to end before they are cut. */
+const closeGraceMs = 2000;
+
+/** Starts `agentd serve`: the runtime, the HTTP API on Hono, and in offline mode the demo model. */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const config = options.config ?? {};
+  let env: Record<string, string | undefined> = { ...(options.env ?? process.env) };
+  const tokens = configuredTokens(config, env, options.tokens);
+  if (!isLoopback(host) && tokens.length === 0 && !options.insecure) {
+    throw new ConfigError(
+      `refusing to listen on ${host} without authentication: set AGENTD_TOKENS (or "tokens" in the config file), or pass --insecure to serve it open`,
+    );
+  }
+
+  const notices: string[] = [];
+  let modelMode = modelModeOf(env);
+  let offlineModel: ScriptedModel | undefined;
+  if (options.offline) {
+    if (modelMode === 'unconfigured') {
+      offlineModel = await startOfflineModel();
+      env = { ...env, ...offlineModel.env() };
+      modelMode = 'offline';
+      notices.push(`offline: workers talk to the built-in demo model at ${offlineModel.url}`);
+    } else {
+      notices.push(`--offline ignored: credentials found, using ${modelMode}`);
+    }
+  }
+  if (!isLoopback(host) && tokens.length === 0)
+    notices.push(`WARNING: listening on ${host} with no authentication (--insecure)`);
+
+  const runtime = await createRuntime({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    env,
+    config: baseClaudeConfig(config, env),
+    ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+  });
+  const metrics = new ServerMetrics({ runtime });
+  await metrics.baseline();
+  const closing = new AbortController();
+  let url = '';
+  const app = createApp({
+    runtime,
+    modelMode,
+    tokens,
+    metrics,
+    closing: closing.signal,
+    maxLiveWorkers: options.maxLiveWorkers ?? config.maxLiveWorkers,
+    bodyLimitBytes: options.bodyLimitBytes ?? config.bodyLimitBytes,
+    heartbeatMs:
+      options.heartbeatMs ?? (config.heartbeatSeconds ? config.heartbeatSeconds * 1000 : undefined),
+    corsOrigins: config.corsOrigins,
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.mountA2a
+      ? { mountA2a: (hono: Hono) => options.mountA2a?.(hono, { runtime, config, url: () => url }) }
+      : {}),
+  });
+
+  const server = createAdaptorServer({ fetch: app.fetch });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 8080, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await runtime.close();
+    await offlineModel?.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      throw new ConfigError(`cannot listen on ${host}:${options.port ?? 8080}: ${code}`, { code });
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  url = urlOf(host, port);
+
+  const reconciler = setInterval(() => {
+    runtime.reconcile().catch((error: unknown) => options.log?.(`reconcile failed: ${String(error)}`));
+  }, options.reconcileMs ?? 5000);
+  reconciler.unref();
+
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      clearInterval(reconciler);
+      closing.abort();
+      const http = server as import('node:http').Server;
+      const done = new Promise<void>((resolve) => http.close(() => resolve()));
+      // Event streams end on `closing` within a poll; their keep-alive connections then turn idle.
+      const idle = setInterval(() => http.closeIdleConnections(), 25);
+      const cut = setTimeout(() => http.closeAllConnections(), closeGraceMs);
+      http.closeIdleConnections();
+      await done;
+      clearInterval(idle);
+      clearTimeout(cut);
+      await runtime.close();
+      await offlineModel?.close();
+    })();
+    return closed;
+  };
+
+  return {
+    url,
+    host,
+    port,
+    modelMode,
+    runtime,
+    dataDir: runtime.paths.root,
+    authenticated: tokens.length > 0,
+    notices,
+    close,
+  };
+}

@@ -1,0 +1,220 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { AgentErrorInfo, ModelUsage, TokenUsage } from '../backends/agent-event.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { EventRecord, ExecutionState, SessionRecord } from '../store/store.js';
+
+export interface ServerMetricsOptions {
+  runtime: Runtime;
+  /** Also export Node's process metrics (CPU, memory, event loop). @default true */
+  processMetrics?: boolean;
+}
+
+const liveStates: ExecutionState[] = ['starting', 'running', 'idle', 'stopping'];
+
+const tokenDirections: Array<[keyof TokenUsage, string]> = [
+  ['inputTokens', 'input'],
+  ['outputTokens', 'output'],
+  ['cacheReadInputTokens', 'cache_read'],
+  ['cacheCreationInputTokens', 'cache_creation'],
+];
+
+interface TurnData {
+  isError?: boolean;
+  durationMs?: number;
+  costUsd?: number;
+  usage?: Partial<TokenUsage>;
+  modelUsage?: Record<string, Partial<ModelUsage>>;
+}
+
+/**
+ * Prometheus metrics of one server, in a registry of its own. Workers are other processes, so the
+ * counters come from the journal: before each scrape the server reads every session's events
+ * after the last cursor it counted. Events journaled before the server started are not counted
+ * (a counter starts at zero with its process, as Prometheus expects). Gauges are read from the
+ * store at scrape time.
+ */
+export class ServerMetrics {
+  readonly registry = new Registry();
+  private readonly runtime: Runtime;
+  /** The last cursor counted, per session. A session not in here started after the baseline. */
+  private readonly cursors = new Map<string, number>();
+  private pending: Promise<void> = Promise.resolve();
+
+  private readonly queries: Counter<'status' | 'model'>;
+  private readonly queryDuration: Histogram<'model'>;
+  private readonly tokens: Counter<'direction' | 'model'>;
+  private readonly cost: Counter<'model'>;
+  private readonly errors: Counter<'error_type' | 'is_transient'>;
+  private readonly retries: Counter<'error_type'>;
+  private readonly journalEvents: Counter<'type'>;
+  private readonly pendingApprovals: Gauge;
+  private readonly sessionsActive: Gauge;
+  private readonly queriesRunning: Gauge;
+  private readonly liveWorkers: Gauge;
+
+  constructor(options: ServerMetricsOptions) {
+    this.runtime = options.runtime;
+    const registers = [this.registry];
+    this.queries = new Counter({
+      name: 'agentd_queries_total',
+      help: 'Completed agent turns, by status (success or error) and model',
+      labelNames: ['status', 'model'],
+      registers,
+    });
+    this.queryDuration = new Histogram({
+      name: 'agentd_query_duration_seconds',
+      help: 'Wall-clock duration of completed agent turns',
+      labelNames: ['model'],
+      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'agentd_tokens_total',
+      help: 'Tokens used by completed turns, by direction (input, output, cache_read, cache_creation) and model',
+      labelNames: ['direction', 'model'],
+      registers,
+    });
+    this.cost = new Counter({
+      name: 'agentd_cost_usd_total',
+      help: 'Cost in USD of completed turns, as reported by claude',
+      labelNames: ['model'],
+      registers,
+    });
+    this.errors = new Counter({
+      name: 'agentd_errors_total',
+      help: 'Agent errors and failed executions, by error type and whether it was transient',
+      labelNames: ['error_type', 'is_transient'],
+      registers,
+    });
+    this.retries = new Counter({
+      name: 'agentd_retries_total',
+      help: 'Retries of API calls or turns, by error type',
+      labelNames: ['error_type'],
+      registers,
+    });
+    this.journalEvents = new Counter({
+      name: 'agentd_journal_events_total',
+      help: 'Events journaled since the server started, by type',
+      labelNames: ['type'],
+      registers,
+    });
+    this.pendingApprovals = new Gauge({
+      name: 'agentd_pending_approvals',
+      help: 'Interactions (approvals and questions) waiting for an answer',
+      registers,
+    });
+    this.sessionsActive = new Gauge({
+      name: 'agentd_sessions_active',
+      help: 'Sessions that are not archived',
+      registers,
+    });
+    this.queriesRunning = new Gauge({
+      name: 'agentd_queries_running',
+      help: 'Executions in the middle of a turn',
+      registers,
+    });
+    this.liveWorkers = new Gauge({
+      name: 'agentd_live_workers',
+      help: 'Worker processes that hold or are taking a session (starting, running, idle, stopping)',
+      registers,
+    });
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Marks where counting starts: the sessions that exist now count from their current end. */
+  async baseline(): Promise<void> {
+    for (const session of await this.runtime.listSessions()) {
+      this.cursors.set(session.id, await this.runtime.store.lastCursor(session.id));
+    }
+  }
+
+  /** The Prometheus text format, after counting what was journaled since the last scrape. */
+  async render(): Promise<string> {
+    await this.refresh();
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Scrapes may overlap; each refresh runs after the previous one so nothing is counted twice. */
+  refresh(): Promise<void> {
+    const next = this.pending.then(() => this.collect());
+    this.pending = next.catch(() => {});
+    return next;
+  }
+
+  private async collect(): Promise<void> {
+    const { runtime } = this;
+    const sessions = await runtime.listSessions();
+    for (const session of sessions) await this.tail(session);
+    const [pending, live, running] = await Promise.all([
+      runtime.interactions({ state: 'pending' }),
+      runtime.store.listExecutionsByState(liveStates),
+      runtime.store.listExecutionsByState(['running']),
+    ]);
+    this.pendingApprovals.set(pending.length);
+    this.sessionsActive.set(sessions.filter((session) => session.state === 'active').length);
+    this.liveWorkers.set(live.length);
+    this.queriesRunning.set(running.length);
+  }
+
+  private async tail(session: SessionRecord): Promise<void> {
+    let cursor = this.cursors.get(session.id) ?? 0;
+    for await (const event of this.runtime.events(session.id, { after: cursor })) {
+      cursor = event.cursor;
+      this.count(event, session);
+    }
+    this.cursors.set(session.id, cursor);
+  }
+
+  private count(event: EventRecord, session: SessionRecord): void {
+    this.journalEvents.inc({ type: event.type });
+    const data = (event.data ?? {}) as Record<string, unknown>;
+    switch (event.type) {
+      case 'agent.turn.completed':
+        this.countTurn(data as TurnData, session);
+        return;
+      case 'agent.error': {
+        const error = data.error as Partial<AgentErrorInfo> | undefined;
+        this.errors.inc({
+          error_type: error?.code ?? 'unknown',
+          is_transient: String(error?.transient === true),
+        });
+        return;
+      }
+      case 'execution.failed': {
+        const error = data.error as { code?: string } | undefined;
+        this.errors.inc({ error_type: error?.code ?? 'worker_error', is_transient: 'false' });
+        return;
+      }
+      case 'agent.retry': {
+        const error = data.error as Partial<AgentErrorInfo> | undefined;
+        this.retries.inc({ error_type: error?.code ?? 'unknown' });
+        return;
+      }
+    }
+  }
+
+  private countTurn(turn: TurnData, session: SessionRecord): void {
+    const perModel = Object.entries(turn.modelUsage ?? {});
+    // The turn's model is the one that wrote the most; claude's side calls (titles) use smaller ones.
+    const main =
+      perModel.sort(([, a], [, b]) => (b.outputTokens ?? 0) - (a.outputTokens ?? 0))[0]?.[0] ??
+      session.model ??
+      'default';
+    this.queries.inc({ status: turn.isError ? 'error' : 'success', model: main });
+    if (typeof turn.durationMs === 'number')
+      this.queryDuration.observe({ model: main }, turn.durationMs / 1000);
+    const usages: Array<[string, Partial<ModelUsage>]> =
+      perModel.length > 0 ? perModel : [[main, { ...turn.usage, costUsd: turn.costUsd ?? 0 }]];
+    for (const [model, usage] of usages) {
+      for (const [key, direction] of tokenDirections) {
+        const value = usage[key];
+        if (typeof value === 'number' && value > 0) this.tokens.inc({ direction, model }, value);
+      }
+      if (typeof usage.costUsd === 'number' && usage.costUsd > 0) this.cost.inc({ model }, usage.costUsd);
+    }
+  }
+}
