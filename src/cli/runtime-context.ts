@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { CliContext } from './context.js';
 
 export interface DataDirFlags {
@@ -20,6 +20,8 @@ export async function withRuntime<T>(
   context: CliContext,
   action: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
+  // Loaded when a command runs, so that `agentd run` does not pay for the store and the supervisor.
+  const { createRuntime } = await import('../runtime/runtime.js');
   const runtime = await createRuntime({
     ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
     env: context.env,

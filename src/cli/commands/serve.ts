@@ -1,7 +1,4 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { modelModeDescriptions } from '../../server/model-mode.js';
-import { startServer } from '../../server/serve.js';
-import { loadServerConfig } from '../../server/server-config.js';
 import { version } from '../../version.js';
 import type { CliContext } from '../context.js';
 
@@ -46,6 +43,12 @@ export function registerServe(program: Command, context: CliContext): void {
     .option('--insecure', 'allow a non-loopback --host without bearer tokens')
     .action(async (flags: ServeFlags) => {
       const err = (line: string) => context.stderr.write(`${line}\n`);
+      // The server's modules load only when serving, so other commands start quickly.
+      const [{ startServer }, { loadServerConfig }, { modelModeDescriptions }] = await Promise.all([
+        import('../../server/serve.js'),
+        import('../../server/server-config.js'),
+        import('../../server/model-mode.js'),
+      ]);
       const server = await startServer({
         host: flags.host,
         port: flags.port,
