@@ -1,6 +1,8 @@
 import type { BenchCase } from '../lib/bench-case.js';
 import { runCase } from './run.js';
+import { runtimeCase } from './runtime.js';
 import { sseCase } from './sse.js';
+import { storeCase } from './store.js';
 
 /** Every benchmark `npm run bench` knows; add new modules here. */
-export const benchCases: BenchCase[] = [runCase, sseCase];
+export const benchCases: BenchCase[] = [runCase, storeCase, runtimeCase, sseCase];

@@ -2,14 +2,14 @@
  * Store throughput on a temporary SQLite file (WAL, synchronous=FULL): events appended per second
  * one per transaction and 100 per transaction, and events read back per second.
  *
- * Run: node --import tsx bench/store.bench.ts   (prints one JSON object to stdout)
+ * Run: node --import tsx bench/scripts/store.ts   (prints one JSON object to stdout)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { NewEvent } from '../src/store/store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { NewEvent } from '../../src/store/store.js';
 
 const SINGLE_EVENTS = 2_000;
 const BATCH_SIZE = 100;

@@ -6,7 +6,7 @@
  * (b) resident memory (VmRSS) of an idle live session, worker process plus its `claude`, against a
  *     plain `claude` started by a minimal SDK `query()` script whose streaming input stays open.
  *
- * Run: npm run build && node --import tsx bench/runtime.bench.ts   (prints one JSON object)
+ * Run: npm run build && node --import tsx bench/scripts/runtime.ts   (prints one JSON object)
  * BENCH_RUNS sets the repetitions (default 10).
  */
 import { spawn } from 'node:child_process';
@@ -16,15 +16,15 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { AgentEvent, UserInput } from '../src/index.js';
-import { ClaudeBackend, createRuntime, defaultClaudeConfig, type Runtime } from '../src/index.js';
-import { startScriptedModel } from '../src/testing/index.js';
-import { AsyncQueue } from '../src/util/async-queue.js';
-import { machine } from './lib/machine.js';
-import { summarize } from './lib/stats.js';
+import type { AgentEvent, UserInput } from '../../src/index.js';
+import { ClaudeBackend, createRuntime, defaultClaudeConfig, type Runtime } from '../../src/index.js';
+import { startScriptedModel } from '../../src/testing/index.js';
+import { AsyncQueue } from '../../src/util/async-queue.js';
+import { machine } from '../lib/machine.js';
+import { summarize } from '../lib/stats.js';
 
 const runs = Number(process.env.BENCH_RUNS || 10);
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const round = (value: number) => Math.round(value * 10) / 10;
 const rounded = (values: number[]) => {
