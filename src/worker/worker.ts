@@ -297,7 +297,7 @@ export class Worker {
   }
 
   private async record(event: AgentEvent): Promise<void> {
-    const { store, sessionId, executionId } = this.options;
+    const { store, sessionId } = this.options;
     this.lastActivity = Date.now();
     this.tracer?.onEvent(event);
     if (event.type === 'input.delivered') {

@@ -89,9 +89,9 @@ export function assertFence(
   if (fence.epoch === undefined) {
     return;
   }
-  const row = connection.statement('SELECT epoch, owner FROM leases WHERE session_id = ?').get(fence.sessionId) as
-    | { epoch: number; owner: string | null }
-    | undefined;
+  const row = connection
+    .statement('SELECT epoch, owner FROM leases WHERE session_id = ?')
+    .get(fence.sessionId) as { epoch: number; owner: string | null } | undefined;
   // A released lease keeps its epoch for the next acquisition, but nobody writes under it any more.
   if (row?.epoch !== fence.epoch || row.owner === null) {
     throw new LeaseLostError(
