@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import { ConfigError } from '../errors/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import type { ScriptedModel } from '../testing/scripted-model.js';
+import { type A2aMount, mountA2a } from './a2a/mount.js';
 import { createApp } from './app.js';
 import type { ModelMode } from './http/schemas.js';
 import { modelModeOf } from './model-mode.js';
@@ -43,11 +44,10 @@ export interface StartServerOptions {
   reconcileMs?: number;
   /** Where notices and server faults go. @default none */
   log?: (line: string) => void;
-  /**
-   * Mount point for A2A (src/server/a2a): called with the app after auth and body limits, and with
-   * the runtime and config (whose `agentCard` it reads).
-   */
-  mountA2a?: (app: Hono, context: { runtime: Runtime; config: ServerConfig; url: () => string }) => void;
+  /** Serve A2A (JSON-RPC at `/` and `/a2a`, HTTP+JSON under `/a2a/v1`, the agent card). @default true */
+  a2a?: boolean;
+  /** The public base URL the agent card advertises. @default the origin the card is requested at */
+  publicUrl?: string;
 }
 
 export interface RunningServer {
@@ -117,6 +117,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   await metrics.baseline();
   const closing = new AbortController();
   let url = '';
+  let a2a: A2aMount | undefined;
   const app = createApp({
     runtime,
     modelMode,
@@ -129,9 +130,20 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       options.heartbeatMs ?? (config.heartbeatSeconds ? config.heartbeatSeconds * 1000 : undefined),
     corsOrigins: config.corsOrigins,
     ...(options.log ? { log: options.log } : {}),
-    ...(options.mountA2a
-      ? { mountA2a: (hono: Hono) => options.mountA2a?.(hono, { runtime, config, url: () => url }) }
-      : {}),
+    ...(options.a2a === false
+      ? {}
+      : {
+          mountA2a: (hono: Hono) => {
+            a2a = mountA2a(hono, {
+              runtime,
+              ...(config.agentCard ? { agentCard: config.agentCard } : {}),
+              ...(options.publicUrl ? { baseUrl: options.publicUrl } : {}),
+              bearerAuth: tokens.length > 0,
+              ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+              ...(options.log ? { log: options.log } : {}),
+            });
+          },
+        }),
   });
 
   const server = createAdaptorServer({ fetch: app.fetch });
@@ -173,6 +185,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await done;
       clearInterval(idle);
       clearTimeout(cut);
+      await a2a?.close();
       await runtime.close();
       await offlineModel?.close();
     })();

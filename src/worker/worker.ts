@@ -48,6 +48,8 @@ export class Worker {
   private lastControlCursor = 0;
   private leaseLost = false;
   private nativeSessionId: string | null = null;
+  /** Background tasks claude reported running (a background shell, a monitor): they keep the worker up. */
+  private backgroundTasks = 0;
   private cwd: string | null = null;
   private readonly pollMs: number;
   private readonly leaseTtlMs: number;
@@ -255,6 +257,7 @@ export class Worker {
       if (
         this.idleTimeoutMs > 0 &&
         this.interactions.pending === 0 &&
+        this.backgroundTasks === 0 &&
         Date.now() - this.lastActivity > this.idleTimeoutMs
       ) {
         // Mark first, then look once more: a sender either sees `stopping` or we see its input.
@@ -300,6 +303,10 @@ export class Worker {
     const { store, sessionId } = this.options;
     this.lastActivity = Date.now();
     this.tracer?.onEvent(event);
+    if (event.type === 'claude.message' && event.subtype === 'background_tasks_changed') {
+      const tasks = (event.raw as { tasks?: unknown[] } | undefined)?.tasks;
+      this.backgroundTasks = Array.isArray(tasks) ? tasks.length : 0;
+    }
     if (event.type === 'input.delivered') {
       const changed = await store.updateInputStates({
         sessionId,

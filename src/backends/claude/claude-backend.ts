@@ -103,6 +103,8 @@ class ClaudeSession implements AgentSession {
   private timer: TurnTimer | undefined;
   private closed = false;
   private readonly delivered = new Set<string>();
+  /** A read of the query that is under way (between turns, or handed over to the turn). */
+  private pendingNext: Promise<IteratorResult<unknown>> | undefined;
   /** The uuids of prompts agentd made to retry a turn, to the input they stand for. */
   private readonly retryPromptIds = new Map<string, string>();
 
@@ -114,15 +116,52 @@ class ClaudeSession implements AgentSession {
     return this.options.config;
   }
 
+  /**
+   * Turns, one input at a time. Between turns `claude` keeps talking (a background task ends, a
+   * turn it starts on its own): those messages are read as they come, not left for the next turn.
+   */
   async *[Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
+    const inputs = this.options.inputs[Symbol.asyncIterator]();
     try {
-      for await (const input of this.options.inputs) {
-        if (this.closed) break;
-        yield* this.runTurn(input);
+      let nextInput = inputs.next().then((result) => ({ kind: 'input' as const, result }));
+      while (!this.closed) {
+        // Between turns a failed read only means claude has gone; a turn that takes the read over sees the error.
+        const pending = this.iterator
+          ? [
+              this.pullMessage(this.iterator).then(
+                (result) => ({ kind: 'message' as const, result }),
+                () => ({ kind: 'message' as const, result: { done: true as const, value: undefined } }),
+              ),
+            ]
+          : [];
+        const first = await Promise.race([nextInput, ...pending]);
+        if (first.kind === 'message') {
+          this.pendingNext = undefined;
+          if (first.result.done) {
+            this.closeQuery();
+            continue;
+          }
+          for (const event of convertMessage(first.result.value as NativeMessage)) {
+            if (event.type === 'session.started' && event.sessionId) this.nativeSessionId = event.sessionId;
+            yield event;
+          }
+          continue;
+        }
+        // A read that lost the race stays in `pendingNext`: the turn takes it first.
+        if (first.result.done) break;
+        yield* this.runTurn(first.result.value);
+        nextInput = inputs.next().then((result) => ({ kind: 'input' as const, result }));
       }
     } finally {
+      void inputs.return?.()?.catch(() => undefined);
       await this.close();
     }
+  }
+
+  /** The query's next message: one already asked for between turns, or a new read. */
+  private pullMessage(iterator: AsyncIterator<unknown>): Promise<IteratorResult<unknown>> {
+    this.pendingNext ??= iterator.next();
+    return this.pendingNext;
   }
 
   async interrupt(): Promise<void> {
@@ -162,6 +201,7 @@ class ClaudeSession implements AgentSession {
   }
 
   private closeQuery(): void {
+    this.pendingNext = undefined;
     this.prompts?.end();
     this.query?.close();
     this.query = undefined;
@@ -280,7 +320,8 @@ class ClaudeSession implements AgentSession {
           if (!input.continueDeferred || attempt > 0) this.prompts!.push(prompt);
           this.timer.start();
           for (;;) {
-            const next = await iterator.next();
+            const next = await this.pullMessage(iterator);
+            this.pendingNext = undefined;
             if (next.done) break;
             const message = next.value as NativeMessage;
             for (const converted of convertMessage(message)) {

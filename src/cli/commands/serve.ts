@@ -9,6 +9,7 @@ interface ServeFlags {
   config?: string;
   offline?: boolean;
   insecure?: boolean;
+  publicUrl?: string;
 }
 
 function parsePort(value: string): number {
@@ -41,6 +42,10 @@ export function registerServe(program: Command, context: CliContext): void {
     .option('--config <file>', 'JSON config file: tokens, maxLiveWorkers, corsOrigins, claude, agentCard')
     .option('--offline', 'without credentials, answer with the built-in scripted demo model')
     .option('--insecure', 'allow a non-loopback --host without bearer tokens')
+    .option(
+      '--public-url <url>',
+      'the base URL the A2A agent card advertises (default: the address it is asked at)',
+    )
     .action(async (flags: ServeFlags) => {
       const err = (line: string) => context.stderr.write(`${line}\n`);
       // The server's modules load only when serving, so other commands start quickly.
@@ -58,12 +63,15 @@ export function registerServe(program: Command, context: CliContext): void {
         insecure: flags.insecure ?? false,
         offline: flags.offline ?? false,
         log: err,
-        // A2A: pass `mountA2a` here once src/server/a2a exists (see StartServerOptions.mountA2a).
+        ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
       });
       const out = (line: string) => context.stdout.write(`${line}\n`);
       out(`agentd ${version} listening on ${server.url}`);
       out(`model: ${modelModeDescriptions[server.modelMode]}`);
       out(`data: ${server.dataDir}`);
+      out(
+        `a2a: ${server.url}/ (JSON-RPC), ${server.url}/a2a/v1 (HTTP+JSON), card at /.well-known/agent-card.json`,
+      );
       out(`auth: ${server.authenticated ? 'bearer tokens required' : 'none (no tokens configured)'}`);
       for (const notice of server.notices) out(notice);
       const signal = await shutdownSignal();

@@ -3,7 +3,12 @@ import type { MiddlewareHandler } from 'hono';
 import { errorJson, unauthorized } from './errors.js';
 
 /** Probes and the agent card must work without a token: orchestrators and A2A clients fetch them first. */
-export const publicPaths = new Set(['/health/live', '/health/ready', '/.well-known/agent-card.json']);
+export const publicPaths = new Set([
+  '/health/live',
+  '/health/ready',
+  '/.well-known/agent-card.json',
+  '/.well-known/agent.json',
+]);
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

@@ -117,4 +117,30 @@ export const migrations: readonly string[] = [
   CREATE UNIQUE INDEX transcript_entries_by_uuid
     ON transcript_entries (project_key, session_id, subpath, uuid) WHERE uuid IS NOT NULL;
   `,
+  // A2A tasks and push notification configs (src/server/a2a), kept as the protocol's JSON form.
+  `
+  CREATE TABLE a2a_tasks (
+    id TEXT PRIMARY KEY,
+    context_id TEXT NOT NULL,
+    -- The state's wire name, such as TASK_STATE_WORKING.
+    state TEXT NOT NULL,
+    -- ISO 8601 time of the latest status, '' when none: listings are newest first by it.
+    status_timestamp TEXT NOT NULL,
+    task TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX a2a_tasks_by_time ON a2a_tasks (status_timestamp DESC, id DESC);
+  CREATE INDEX a2a_tasks_by_context ON a2a_tasks (context_id, status_timestamp DESC, id DESC);
+  CREATE INDEX a2a_tasks_by_state ON a2a_tasks (state);
+
+  CREATE TABLE a2a_push_configs (
+    seq INTEGER PRIMARY KEY,
+    task_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    config TEXT NOT NULL,
+    wire_version TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (task_id, id)
+  ) STRICT;
+  `,
 ];

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { StoreError } from '../../errors/agentd-error.js';
 import type {
+  A2aPushConfigRecord,
+  A2aTaskRecord,
   EventRecord,
   ExecutionRecord,
   InputRecord,
@@ -190,6 +192,44 @@ const leaseRow = z
         },
   );
 
+const a2aTaskRow = z
+  .object({
+    id: z.string(),
+    context_id: z.string(),
+    state: z.string(),
+    status_timestamp: z.string(),
+    task: jsonText(jsonObject),
+    updated_at: millis,
+  })
+  .transform(
+    (row): A2aTaskRecord => ({
+      id: row.id,
+      contextId: row.context_id,
+      state: row.state,
+      statusTimestamp: row.status_timestamp,
+      task: row.task,
+      updatedAt: row.updated_at,
+    }),
+  );
+
+const a2aPushConfigRow = z
+  .object({
+    task_id: z.string(),
+    id: z.string(),
+    config: jsonText(jsonObject),
+    wire_version: z.string(),
+    created_at: millis,
+  })
+  .transform(
+    (row): A2aPushConfigRecord => ({
+      taskId: row.task_id,
+      id: row.id,
+      config: row.config,
+      wireVersion: row.wire_version,
+      createdAt: row.created_at,
+    }),
+  );
+
 const transcriptEntryRow = z.object({ entry: jsonText(jsonObject) }).transform((row) => row.entry);
 
 function parser<T>(table: string, schema: z.ZodType<T, unknown>): (row: unknown) => T {
@@ -213,3 +253,5 @@ export const toEventRecord = parser('events', eventRow);
 export const toInteractionRecord = parser('interactions', interactionRow);
 export const toLeaseRecord = parser('leases', leaseRow);
 export const toTranscriptEntry = parser('transcript_entries', transcriptEntryRow);
+export const toA2aTaskRecord = parser('a2a_tasks', a2aTaskRow);
+export const toA2aPushConfigRecord = parser('a2a_push_configs', a2aPushConfigRow);

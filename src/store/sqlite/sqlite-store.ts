@@ -1,4 +1,6 @@
 import type {
+  A2aPushConfigRecord,
+  A2aTaskRecord,
   AcquireLeaseOptions,
   DeliveryState,
   EventRecord,
@@ -8,6 +10,7 @@ import type {
   InteractionRecord,
   InteractionState,
   LeaseRecord,
+  ListA2aTasksOptions,
   NewEvent,
   NewSession,
   SessionRecord,
@@ -16,6 +19,7 @@ import type {
   TranscriptKey,
 } from '../store.js';
 import { openDatabase } from './open-database.js';
+import { SqliteA2a } from './sqlite-a2a.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { SqliteEvents } from './sqlite-events.js';
 import { SqliteExecutions } from './sqlite-executions.js';
@@ -54,6 +58,7 @@ export class SqliteStore implements Store {
   readonly #events: SqliteEvents;
   readonly #interactions: SqliteInteractions;
   readonly #transcripts: SqliteTranscripts;
+  readonly #a2a: SqliteA2a;
 
   private constructor(connection: SqliteConnection) {
     this.path = connection.path;
@@ -65,6 +70,7 @@ export class SqliteStore implements Store {
     this.#events = new SqliteEvents(connection);
     this.#interactions = new SqliteInteractions(connection);
     this.#transcripts = new SqliteTranscripts(connection);
+    this.#a2a = new SqliteA2a(connection);
   }
 
   /**
@@ -242,6 +248,30 @@ export class SqliteStore implements Store {
 
   async listTranscriptSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]> {
     return this.#transcripts.listSubkeys(key);
+  }
+
+  async saveA2aTask(task: Omit<A2aTaskRecord, 'updatedAt'> & { now: number }): Promise<void> {
+    this.#a2a.saveTask(task);
+  }
+
+  async getA2aTask(id: string): Promise<A2aTaskRecord | null> {
+    return this.#a2a.getTask(id);
+  }
+
+  async listA2aTasks(options: ListA2aTasksOptions = {}): Promise<{ tasks: A2aTaskRecord[]; total: number }> {
+    return this.#a2a.listTasks(options);
+  }
+
+  async saveA2aPushConfig(config: Omit<A2aPushConfigRecord, 'createdAt'> & { now: number }): Promise<void> {
+    this.#a2a.savePushConfig(config);
+  }
+
+  async listA2aPushConfigs(taskId: string): Promise<A2aPushConfigRecord[]> {
+    return this.#a2a.listPushConfigs(taskId);
+  }
+
+  async deleteA2aPushConfig(options: { taskId: string; id?: string }): Promise<void> {
+    this.#a2a.deletePushConfig(options);
   }
 
   async ping(): Promise<void> {

@@ -1,0 +1,202 @@
+import { type Task, TaskState } from '@a2a-js/sdk';
+import { type AgentExecutionEvent, type ExecutionEventBus, ResultManager } from '@a2a-js/sdk/server';
+import { TaskTranslator } from './journal-translator.js';
+import { terminalStates } from './parts.js';
+import type { TaskEngine } from './task-engine.js';
+import type { TaskLink } from './task-metadata.js';
+
+interface Waiter {
+  after: number;
+  terminalOnly: boolean;
+  resolve: (state: TaskState) => void;
+}
+
+/** States at which a request on the task returns: the task ended, or it waits for a person. */
+function isRestState(state: TaskState): boolean {
+  return terminalStates.has(state) || state === TaskState.TASK_STATE_INPUT_REQUIRED;
+}
+
+/**
+ * Keeps one task in step with its session's journal, whether or not a client is connected: it
+ * reads the journal from the task's start, translates (TaskTranslator), records each new event in
+ * the task store, publishes it to the task's live event bus (if a request is attached) and hands it
+ * to the push sender. It ends when the task does. Events the task store already recorded (up to the
+ * task's `agentd.cursor`) are replayed to rebuild the translator's state, with no side effects.
+ */
+export class TaskFollower {
+  readonly taskId: string;
+  private readonly translator: TaskTranslator;
+  private readonly results: ResultManager;
+  private readonly recordedUpTo: number;
+  private cursor: number;
+  private waiters: Waiter[] = [];
+  private restCursor = -1;
+  private running: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private stopped = false;
+  private readonly caughtUpOnce: Promise<void>;
+  private markCaughtUp!: () => void;
+
+  constructor(
+    private readonly engine: TaskEngine,
+    task: Pick<Task, 'id' | 'contextId'>,
+    readonly link: TaskLink,
+  ) {
+    this.taskId = task.id;
+    this.translator = new TaskTranslator({
+      taskId: task.id,
+      contextId: task.contextId,
+      inputId: link.inputId,
+    });
+    this.results = new ResultManager(engine.taskStore, engine.context);
+    this.cursor = link.fromCursor;
+    this.recordedUpTo = link.cursor;
+    this.caughtUpOnce = new Promise((resolve) => {
+      this.markCaughtUp = resolve;
+    });
+  }
+
+  /** The task's input reached `claude`: its turn is the one running. */
+  get started(): boolean {
+    return this.translator.started;
+  }
+
+  get done(): boolean {
+    return this.translator.done;
+  }
+
+  /** Records an event in the task store, then publishes it on `bus` (or the task's live bus) and pushes it. */
+  async emit(event: AgentExecutionEvent, bus?: ExecutionEventBus): Promise<void> {
+    await this.results.processEvent(event);
+    (bus ?? this.engine.liveBus(this.taskId))?.publish(event);
+    this.engine.push(event, this.results.getCurrentTask());
+  }
+
+  start(): void {
+    this.running ??= this.loop()
+      .catch((error: unknown) => {
+        if (!this.stopped) this.engine.log(`following task ${this.taskId} failed: ${String(error)}`);
+      })
+      .finally(() => {
+        this.markCaughtUp();
+        this.engine.forget(this);
+        this.settleWaiters(() => true);
+      });
+  }
+
+  /** Resolves once the follower has read the journal to its end once (or stopped). */
+  caughtUp(): Promise<void> {
+    return this.caughtUpOnce;
+  }
+
+  /**
+   * Resolves with the task's state once it ends or waits for a person at a journal cursor after
+   * `after` (with `terminalOnly`, once it ends), or when the follower stops.
+   */
+  restPoint(after: number, options: { terminalOnly?: boolean } = {}): Promise<TaskState> {
+    const terminalOnly = options.terminalOnly ?? false;
+    const state = this.translator.state;
+    if (this.translator.done || (!this.running && this.stopped)) return Promise.resolve(state);
+    if (!terminalOnly && isRestState(state) && this.restCursor > after) return Promise.resolve(state);
+    return new Promise((resolve) => this.waiters.push({ after, terminalOnly, resolve }));
+  }
+
+  /** Look at the journal now rather than at the next poll (an answer was just given). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    return this.running ?? Promise.resolve();
+  }
+
+  private async loop(): Promise<void> {
+    const { runtime, timing } = this.engine;
+    let quietSince = Date.now();
+    let workerMissing = false;
+    while (!this.stopped && !this.translator.done) {
+      let progressed = false;
+      for await (const event of runtime.events(this.link.sessionId, { after: this.cursor })) {
+        progressed = true;
+        this.cursor = event.cursor;
+        for (const out of this.translator.translate(event)) await this.deliver(out, event.cursor);
+        if (this.translator.done || this.stopped) break;
+      }
+      this.markCaughtUp();
+      if (this.translator.done || this.stopped) break;
+      if (progressed) {
+        quietSince = Date.now();
+        workerMissing = false;
+        continue;
+      }
+      if (!this.translator.paused && Date.now() - quietSince >= timing.livenessMs) {
+        quietSince = Date.now();
+        // Two looks in a row, so a worker being replaced (an idle one leaving) is not taken for none.
+        const missing = await this.inputStranded();
+        if (missing && workerMissing) {
+          const message =
+            'no worker is running to deliver this message; send it again (the same messageId delivers it)';
+          const createdAt = Date.now();
+          for (const out of this.translator.fail({
+            cursor: this.cursor,
+            createdAt,
+            message,
+            code: 'no_worker',
+          }))
+            await this.deliver(out, this.cursor);
+          break;
+        }
+        workerMissing = missing;
+      }
+      await this.pause(this.translator.paused ? timing.pausedPollMs : timing.pollMs);
+    }
+  }
+
+  /**
+   * True when the task's input is still waiting to be delivered and no worker is there to do it.
+   * Looking for the live worker also lets the supervisor journal the death of one that died unseen,
+   * which the next read then translates.
+   */
+  private async inputStranded(): Promise<boolean> {
+    const { runtime } = this.engine;
+    const live = await runtime.liveExecution(this.link.sessionId);
+    if (live || this.translator.started) return false;
+    const queued = await runtime.store.listInputs(this.link.sessionId, { states: ['accepted'] });
+    return queued.some((input) => input.id === this.link.inputId);
+  }
+
+  private async deliver(event: AgentExecutionEvent, cursor: number): Promise<void> {
+    if (cursor > this.recordedUpTo) await this.emit(event);
+    const state = this.translator.state;
+    if (event.kind === 'statusUpdate' && isRestState(state)) {
+      this.restCursor = cursor;
+      this.settleWaiters((waiter) =>
+        waiter.terminalOnly ? terminalStates.has(state) : waiter.after < cursor,
+      );
+    }
+  }
+
+  private settleWaiters(ready: (waiter: Waiter) => boolean): void {
+    const state = this.translator.state;
+    const remaining: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (ready(waiter)) waiter.resolve(state);
+      else remaining.push(waiter);
+    }
+    this.waiters = remaining;
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+}

@@ -1,0 +1,121 @@
+import type { A2aPushConfigRecord, A2aTaskRecord, ListA2aTasksOptions } from '../store.js';
+import { toA2aPushConfigRecord, toA2aTaskRecord } from './rows.js';
+import type { SqliteConnection } from './sqlite-connection.js';
+
+const defaultLimit = 50;
+
+/** A2A tasks and their push notification configs on SQLite (src/server/a2a keeps them here). */
+export class SqliteA2a {
+  readonly #connection: SqliteConnection;
+
+  constructor(connection: SqliteConnection) {
+    this.#connection = connection;
+  }
+
+  saveTask(task: Omit<A2aTaskRecord, 'updatedAt'> & { now: number }): void {
+    this.#connection.write(() => {
+      this.#connection
+        .statement(
+          `INSERT INTO a2a_tasks (id, context_id, state, status_timestamp, task, updated_at)
+           VALUES (@id, @contextId, @state, @statusTimestamp, @task, @now)
+           ON CONFLICT (id) DO UPDATE SET context_id = excluded.context_id, state = excluded.state,
+             status_timestamp = excluded.status_timestamp, task = excluded.task, updated_at = excluded.updated_at`,
+        )
+        .run({
+          id: task.id,
+          contextId: task.contextId,
+          state: task.state,
+          statusTimestamp: task.statusTimestamp,
+          task: JSON.stringify(task.task),
+          now: task.now,
+        });
+    });
+  }
+
+  getTask(id: string): A2aTaskRecord | null {
+    return this.#connection.read(() => {
+      const row = this.#connection.statement('SELECT * FROM a2a_tasks WHERE id = ?').get(id);
+      return row === undefined ? null : toA2aTaskRecord(row);
+    });
+  }
+
+  listTasks(options: ListA2aTasksOptions): { tasks: A2aTaskRecord[]; total: number } {
+    const conditions: string[] = [];
+    const parameters: Record<string, unknown> = {};
+    if (options.contextId !== undefined) {
+      conditions.push('context_id = @contextId');
+      parameters.contextId = options.contextId;
+    }
+    if (options.states !== undefined) {
+      const names = options.states.map((_, index) => `@state${index}`);
+      conditions.push(names.length > 0 ? `state IN (${names.join(', ')})` : '0');
+      options.states.forEach((state, index) => {
+        parameters[`state${index}`] = state;
+      });
+    }
+    if (options.statusTimestampAfter !== undefined) {
+      conditions.push('status_timestamp > @statusTimestampAfter');
+      parameters.statusTimestampAfter = options.statusTimestampAfter;
+    }
+    const filter = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    const page = [...conditions];
+    if (options.after !== undefined) {
+      page.push('(status_timestamp < @afterTime OR (status_timestamp = @afterTime AND id < @afterId))');
+      parameters.afterTime = options.after.statusTimestamp;
+      parameters.afterId = options.after.id;
+    }
+    const pageFilter = page.length > 0 ? `WHERE ${page.join(' AND ')}` : '';
+    return this.#connection.read(() => {
+      const { total } = this.#connection
+        .statement(`SELECT count(*) AS total FROM a2a_tasks ${filter}`)
+        .get(withOnly(parameters, filter)) as { total: number };
+      const tasks = this.#connection
+        .statement(
+          `SELECT * FROM a2a_tasks ${pageFilter} ORDER BY status_timestamp DESC, id DESC LIMIT @limit`,
+        )
+        .all({ ...parameters, limit: Math.max(0, options.limit ?? defaultLimit) })
+        .map(toA2aTaskRecord);
+      return { tasks, total };
+    });
+  }
+
+  savePushConfig(config: Omit<A2aPushConfigRecord, 'createdAt'> & { now: number }): void {
+    this.#connection.write(() => {
+      this.#connection
+        .statement(
+          `INSERT INTO a2a_push_configs (task_id, id, config, wire_version, created_at)
+           VALUES (@taskId, @id, @config, @wireVersion, @now)
+           ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config, wire_version = excluded.wire_version`,
+        )
+        .run({
+          taskId: config.taskId,
+          id: config.id,
+          config: JSON.stringify(config.config),
+          wireVersion: config.wireVersion,
+          now: config.now,
+        });
+    });
+  }
+
+  listPushConfigs(taskId: string): A2aPushConfigRecord[] {
+    return this.#connection.read(() =>
+      this.#connection
+        .statement('SELECT * FROM a2a_push_configs WHERE task_id = ? ORDER BY seq')
+        .all(taskId)
+        .map(toA2aPushConfigRecord),
+    );
+  }
+
+  deletePushConfig(options: { taskId: string; id?: string }): void {
+    this.#connection.write(() => {
+      this.#connection
+        .statement('DELETE FROM a2a_push_configs WHERE task_id = @taskId AND (@id IS NULL OR id = @id)')
+        .run({ taskId: options.taskId, id: options.id ?? null });
+    });
+  }
+}
+
+/** better-sqlite3 refuses named parameters that the statement does not use. */
+function withOnly(parameters: Record<string, unknown>, sql: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(parameters).filter(([name]) => sql.includes(`@${name}`)));
+}
