@@ -1,8 +1,9 @@
 import type { BenchCase } from '../lib/bench-case.js';
+import { a2aCase } from './a2a.js';
 import { runCase } from './run.js';
 import { runtimeCase } from './runtime.js';
 import { sseCase } from './sse.js';
 import { storeCase } from './store.js';
 
 /** Every benchmark `npm run bench` knows; add new modules here. */
-export const benchCases: BenchCase[] = [runCase, storeCase, runtimeCase, sseCase];
+export const benchCases: BenchCase[] = [runCase, storeCase, runtimeCase, sseCase, a2aCase];
