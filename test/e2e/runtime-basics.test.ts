@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError, createRuntime, StoreError } from '../../src/index.js';
+import { requestText, toolResults } from '../../src/testing/index.js';
 import {
   checkGuarantees,
   createHarness,
@@ -174,6 +175,51 @@ describe('runtime: idle timeout', () => {
     const types = events.map((event) => event.type);
     expect(types.indexOf('agent.tool_result')).toBeLessThan(types.indexOf('work.settled'));
     expect(existsSync(join(h.cwd, 'idle-approved.txt'))).toBe(true);
+    await checkGuarantees(h.runtime, session.id, { model: h.model });
+  });
+});
+
+describe('runtime: background tasks', () => {
+  it('a background task keeps the worker up past the idle timeout; claude reporting its end is journaled between turns', async () => {
+    harness = await createHarness({
+      script: (request) =>
+        toolResults(request).length > 0 || requestText(request).includes('task-notification')
+          ? { text: 'noted' }
+          : {
+              content: [
+                {
+                  type: 'tool_use',
+                  name: 'Bash',
+                  input: { command: 'sleep 4', description: 'wait a while', run_in_background: true },
+                },
+              ],
+            },
+      env: { AGENTD_IDLE_TIMEOUT_MS: '1000' },
+    });
+    const h = harness;
+    const { session } = await h.runtime.createSession({
+      prompt: 'start a background job',
+      cwd: h.cwd,
+      config: { allowedTools: ['Bash'] },
+    });
+    const events = await readUntil(h.runtime, session.id, isEvent('execution.stopped'), {
+      timeoutMs: 60_000,
+    });
+    const changes = events.filter(
+      (event) => event.type === 'claude.message' && dataOf(event).subtype === 'background_tasks_changed',
+    );
+    const tasksOf = (event: (typeof events)[number]) =>
+      ((dataOf(event).raw as { tasks?: unknown[] } | undefined)?.tasks ?? []).length;
+    // claude announced the task while the turn ran, and its end after the turn had settled.
+    expect(changes.length).toBeGreaterThanOrEqual(2);
+    expect(tasksOf(changes[0]!)).toBe(1);
+    const ended = changes.find((event) => tasksOf(event) === 0)!;
+    const firstSettled = events.find(isEvent('work.settled'))!;
+    expect(ended.cursor).toBeGreaterThan(firstSettled.cursor);
+    // The idle timeout (1 s) did not stop the worker while the 4 s task ran.
+    const stopped = events.at(-1)!;
+    expect(dataOf(stopped).reason).toBe('idle timeout');
+    expect(stopped.cursor).toBeGreaterThan(ended.cursor);
     await checkGuarantees(h.runtime, session.id, { model: h.model });
   });
 });
