@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/server/serve.js';
 import { toolResults } from '../../src/testing/index.js';
 import { createHarness, type Harness, waitFor } from './helpers.js';
 
@@ -103,5 +105,61 @@ describe('OpenTelemetry', () => {
     expect(tool?.traceId).toBe(traceId);
     expect(tool?.parentSpanId).toBe(turn.spanId);
     expect(attribute(tool!, 'gen_ai.tool.name')).toBe('Bash');
+  });
+
+  it('the trace context of HTTP and A2A requests reaches the turn span', async () => {
+    const server = await startServer({
+      port: 0,
+      dataDir: join(harness.root, 'served'),
+      env: harness.env,
+      a2a: true,
+    });
+    try {
+      const httpTrace = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+      const a2aTrace = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+      const created = await fetch(`${server.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: `00-${httpTrace}-1111111111111111-01` },
+        body: JSON.stringify({ prompt: 'run echo', messageId: 'http-1', cwd: harness.cwd }),
+      });
+      expect(created.status).toBe(201);
+      const sent = await fetch(`${server.url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: `00-${a2aTrace}-2222222222222222-01` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: '1',
+          method: 'message/send',
+          params: {
+            message: { messageId: 'a2a-1', role: 'user', parts: [{ kind: 'text', text: 'run echo' }] },
+          },
+        }),
+      });
+      const reply = (await sent.json()) as { result?: { status?: { state?: string } } };
+      expect(reply.result?.status?.state).toBe('completed');
+      for (const session of await server.runtime.listSessions()) {
+        await waitFor(
+          async () =>
+            (await server.runtime.store.readEvents(session.id)).some(
+              (event) => event.type === 'work.settled',
+            ),
+          { timeoutMs: 60_000, what: 'the turn to settle' },
+        );
+        await server.runtime.stop(session.id);
+      }
+      for (const [traceId, parentSpanId] of [
+        [httpTrace, '1111111111111111'],
+        [a2aTrace, '2222222222222222'],
+      ] as const) {
+        const turn = await waitFor(
+          () =>
+            collector.spans.find((span) => span.name === 'invoke_agent claude' && span.traceId === traceId),
+          { timeoutMs: 30_000, what: `the turn span of trace ${traceId}` },
+        );
+        expect(turn.parentSpanId).toBe(parentSpanId);
+      }
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -5,9 +5,12 @@ import {
   type AgentExecutor,
   type ExecutionEventBus,
   type RequestContext,
+  type RequestHeaders,
+  STATE_HEADERS_KEY,
 } from '@a2a-js/sdk/server';
 import { ConflictError } from '../../errors/index.js';
 import type { InteractionRecord } from '../../store/store.js';
+import { validTraceparent } from '../http/trace-context.js';
 import { askedInteractionIds, inputRequiredParts, isReplyData, resolveReply } from './hitl.js';
 import { agentMessage, promptText, status, textPart } from './parts.js';
 import type { TaskEngine } from './task-engine.js';
@@ -28,9 +31,11 @@ export class AgentdExecutor implements AgentExecutor {
     if (request.task) return this.reply(request.task, request, bus);
     const message = request.userMessage;
     const session = await this.engine.sessionFor(request.contextId);
+    const headers = request.context.state.get(STATE_HEADERS_KEY) as RequestHeaders | undefined;
     const { input, fromCursor } = await this.engine.submit(session.id, {
       text: promptText(message, isReplyData),
       messageId: message.messageId,
+      ...validTraceparent(headers?.traceparent),
     });
     const link = { sessionId: session.id, inputId: input.id, fromCursor, cursor: fromCursor };
     const now = new Date().toISOString();

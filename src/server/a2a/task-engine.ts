@@ -118,7 +118,7 @@ export class TaskEngine {
    */
   async submit(
     sessionId: string,
-    options: { text: string; messageId: string },
+    options: { text: string; messageId: string; traceparent?: string },
   ): Promise<{ input: InputRecord; fromCursor: number }> {
     const existing = await this.existingInput(sessionId, options.messageId);
     const before = existing ? undefined : await this.runtime.store.lastCursor(sessionId);
