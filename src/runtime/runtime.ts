@@ -217,6 +217,8 @@ export class Runtime {
       [journalEntry({ type: 'interaction.answered', interactionId, answer: stored })],
       { now: Date.now() },
     );
+    const live = await this.liveExecution(answered.sessionId);
+    if (live) this.supervisor.nudge(live);
     return answered;
   }
 
@@ -325,7 +327,10 @@ export class Runtime {
       await sleep(this.pollMs);
       live = await this.liveExecution(sessionId);
     }
-    if (live) return;
+    if (live) {
+      this.supervisor.nudge(live);
+      return;
+    }
     await this.startWorker(sessionId);
   }
 

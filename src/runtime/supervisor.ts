@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { ExecutionRecord, LeaseRecord, Store } from '../store/store.js';
 import type { DataPaths } from './data-dir.js';
 import { journalEntry } from './journal-events.js';
-import { isProcessAlive, processStartTime } from './process-identity.js';
+import { isProcessAlive, isRemote, processStartTime } from './process-identity.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -47,6 +47,22 @@ export class Supervisor {
     child.unref();
     if (child.pid === undefined) throw new Error('could not start a worker process');
     return child.pid;
+  }
+
+  /**
+   * Tells a live worker on this host to look at the journal now rather than at its next poll. Only
+   * a worker that has taken its lease (`running`/`idle`) has its signal handler in place.
+   */
+  nudge(execution: ExecutionRecord): void {
+    if (execution.state !== 'running' && execution.state !== 'idle') return;
+    if (execution.pid === null || execution.processStartTime === null || isRemote(execution.processStartTime))
+      return;
+    if (!isProcessAlive(execution.pid, execution.processStartTime)) return;
+    try {
+      process.kill(execution.pid, 'SIGUSR2');
+    } catch {
+      // Gone since the check: the supervisor notices dead workers on its own.
+    }
   }
 
   /** Whether the execution's worker process is still running (PID and start time). */

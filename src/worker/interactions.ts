@@ -10,6 +10,8 @@ export interface InteractionBridgeOptions {
   epoch: () => number;
   /** How often to look for an answer. @default 100 */
   pollMs?: number;
+  /** Waits between looks for an answer; the worker's wakes early when signalled. @default a plain timer */
+  nap?: (ms: number) => Promise<void>;
   /** Runs before a new interaction is persisted (the worker waits for the transcript mirror). */
   beforeCreate?: (toolUseId: string) => Promise<void>;
 }
@@ -107,7 +109,7 @@ export class InteractionBridge {
         const interaction = await this.options.store.getInteraction(id);
         if (interaction?.state === 'answered') return decisionFromAnswer(interaction);
         if (signal.aborted) return { behavior: 'deny', message: 'The turn was interrupted.' };
-        await sleep(this.pollMs);
+        await (this.options.nap ?? sleep)(this.pollMs);
       }
     } finally {
       this.pendingCount--;

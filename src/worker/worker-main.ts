@@ -33,6 +33,8 @@ async function main(): Promise<number> {
     tracing,
     log,
   });
+  // The runtime on this host signals a new input or answer, so the worker need not wait for its poll.
+  process.on('SIGUSR2', () => worker.wake());
   // A stop signal ends the worker the same way a stop request does.
   process.on('SIGTERM', () => {
     void store.updateExecution(executionId, { state: 'stopping', now: Date.now() }).catch(() => {});

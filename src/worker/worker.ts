@@ -55,6 +55,7 @@ export class Worker {
   private readonly leaseTtlMs: number;
   private readonly idleTimeoutMs: number;
   private readonly interactions: InteractionBridge;
+  private readonly wakers: Array<() => void> = [];
   private tracer: TurnTracer | undefined;
   /** How far the journal was read for the trace context of inputs. */
   private traceScanCursor = 0;
@@ -70,7 +71,29 @@ export class Worker {
       executionId: options.executionId,
       epoch: () => this.epoch,
       pollMs: this.pollMs * 2,
+      nap: (ms) => this.nap(ms),
       beforeCreate: (toolUseId) => this.awaitMirroredToolUse(toolUseId),
+    });
+  }
+
+  /** Wakes the worker from its poll at once: the runtime signals it when it journals an input or an answer. */
+  wake(): void {
+    const wakers = this.wakers.splice(0);
+    for (const waker of wakers) waker();
+  }
+
+  /** Sleeps for `ms`, or until `wake()`. */
+  private nap(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const wakers = this.wakers;
+      function done() {
+        clearTimeout(timer);
+        const index = wakers.indexOf(done);
+        if (index >= 0) wakers.splice(index, 1);
+        resolve();
+      }
+      wakers.push(done);
     });
   }
 
@@ -274,7 +297,7 @@ export class Worker {
         this.stopping = 'idle timeout';
         return;
       }
-      await sleep(this.pollMs);
+      await this.nap(this.pollMs);
     }
   }
 
