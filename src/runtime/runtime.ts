@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
-import { defaultClaudeConfig } from '../config/claude-config.js';
+import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import type {
   EventRecord,
@@ -26,7 +26,7 @@ export interface RuntimeOptions {
   store?: Store;
   /** Environment for workers: credentials and CLAUDE_* settings. @default process.env */
   env?: Record<string, string | undefined>;
-  /** Base config for new sessions. @default from defaults */
+  /** Base config for new sessions. @default the `CLAUDE_*` variables of `env` over the defaults */
   config?: ClaudeConfig;
   /** How often `events(..., { follow: true })` looks for new events. @default 50 */
   pollMs?: number;
@@ -78,6 +78,11 @@ export interface SessionDetails {
 const liveStates = new Set<ExecutionRecord['state']>(['starting', 'running', 'idle', 'stopping']);
 const sleep = (ms: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, ms));
 
+/** Where the session's model calls go: OpenRouter's Anthropic skin, or Anthropic (and compatibles). */
+function providerOf(env: Record<string, string | undefined>): string {
+  return /openrouter\.ai/i.test(env.ANTHROPIC_BASE_URL ?? '') ? 'openrouter' : 'anthropic';
+}
+
 /** What never goes into the store: credentials and other environment travel to workers by env only. */
 function storableConfig(config: ClaudeConfig): Record<string, unknown> {
   const { env: _env, resume: _resume, ...rest } = config;
@@ -93,6 +98,7 @@ export class Runtime {
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
   private readonly pollMs: number;
+  private readonly env: Record<string, string | undefined>;
 
   constructor(options: {
     store: Store;
@@ -105,6 +111,7 @@ export class Runtime {
     this.paths = options.paths;
     this.baseConfig = options.config;
     this.pollMs = options.pollMs;
+    this.env = options.env;
     this.supervisor = new Supervisor({ store: options.store, paths: options.paths, env: options.env });
   }
 
@@ -127,7 +134,7 @@ export class Runtime {
     if (options.prompt !== undefined) stored.initialPrompt = options.prompt;
     const { session, created } = await this.store.createSession({
       id: randomUUID(),
-      provider: config.env?.ANTHROPIC_BASE_URL?.includes('openrouter') ? 'openrouter' : 'anthropic',
+      provider: providerOf({ ...this.env, ...config.env }),
       role: options.role ?? null,
       model: config.model ?? null,
       cwd: config.cwd,
@@ -360,7 +367,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     store,
     paths,
     env,
-    config: options.config ?? defaultClaudeConfig(),
+    config: options.config ?? claudeConfigFromEnv(env),
     pollMs: options.pollMs ?? 50,
   });
   await runtime.reconcile();
