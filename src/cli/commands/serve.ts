@@ -35,7 +35,9 @@ function shutdownSignal(): Promise<string> {
 export function registerServe(program: Command, context: CliContext): void {
   program
     .command('serve')
-    .description('serve the HTTP API: sessions, messages, event streams, approvals, health and metrics')
+    .description(
+      'serve the HTTP API and A2A: sessions, messages, event streams, approvals, health and metrics',
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
     .option('--data-dir <dir>', 'data directory (default: $AGENTD_DATA_DIR or ~/.local/state/agentd)')
