@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
@@ -76,7 +77,6 @@ export interface SessionDetails {
 }
 
 const liveStates = new Set<ExecutionRecord['state']>(['starting', 'running', 'idle', 'stopping']);
-const sleep = (ms: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, ms));
 
 /** Where the session's model calls go: OpenRouter's Anthropic skin, or Anthropic (and compatibles). */
 function providerOf(env: Record<string, string | undefined>): string {

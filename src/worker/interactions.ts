@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PermissionDecision, PermissionRequest } from '../backends/agent-backend.js';
 import { journalEntry } from '../runtime/journal-events.js';
 import type { InteractionRecord, Store } from '../store/store.js';
@@ -15,8 +16,6 @@ export interface InteractionBridgeOptions {
   /** Runs before a new interaction is persisted (the worker waits for the transcript mirror). */
   beforeCreate?: (toolUseId: string) => Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The decision an answer stands for. Answers are validated by the runtime before they are stored. */
 export function decisionFromAnswer(interaction: InteractionRecord): PermissionDecision {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentBackend, AgentSession, UserInput } from '../backends/agent-backend.js';
 import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
@@ -29,8 +30,6 @@ export interface WorkerOptions {
   tracing?: Tracing | null;
   log?: (line: string) => void;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Why the worker ended, as the process exit code reports it. */
 export const workerExitCodes = { stopped: 0, failed: 1, leaseHeld: 2, leaseLost: 3 } as const;

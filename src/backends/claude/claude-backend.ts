@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   CanUseTool,
   HookCallback,
@@ -48,8 +49,6 @@ const modelEventTypes = new Set<AgentEvent['type']>([
 
 /** Errors that no retry cures: stop at the first one. */
 const credentialCodes = new Set<string>(['authentication', 'permission']);
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function userMessage(text: string, uuid: string): SDKUserMessage {
   return {

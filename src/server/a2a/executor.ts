@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Task, TaskState } from '@a2a-js/sdk';
 import {
   AgentEvent,
@@ -15,8 +16,6 @@ import { askedInteractionIds, inputRequiredParts, isReplyData, resolveReply } fr
 import { agentMessage, promptText, status, textPart } from './parts.js';
 import type { TaskEngine } from './task-engine.js';
 import { linkMetadata, taskLink } from './task-metadata.js';
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The SDK's AgentExecutor on the Runtime. A new message is sent to the context's session and its

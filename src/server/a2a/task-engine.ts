@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type StreamResponse, Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
 import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
@@ -41,8 +42,6 @@ export interface ReconcileReport {
   /** Open tasks found at start, by the state each was in once its journal had been read. */
   tasks: Array<{ id: string; before: string; after: string }>;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The translation's state that is not the SDK's: sessions, journal followers, replay and reconciliation. */
 export class TaskEngine {
