@@ -343,12 +343,8 @@ export class Runtime {
 
   private async startWorker(sessionId: string): Promise<ExecutionRecord> {
     const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
-    const pid = this.supervisor.spawnWorker(execution);
-    return this.store.updateExecution(execution.id, {
-      pid,
-      processStartTime: Supervisor.identity(pid),
-      now: Date.now(),
-    });
+    const identity = this.supervisor.spawnWorker(execution);
+    return this.store.updateExecution(execution.id, { ...identity, now: Date.now() });
   }
 
   private async requireSession(sessionId: string): Promise<SessionRecord> {

@@ -34,8 +34,8 @@ const startGraceMs = 30_000;
 export class Supervisor {
   constructor(private readonly options: SupervisorOptions) {}
 
-  /** Spawns a detached worker for the execution; it survives this process. */
-  spawnWorker(execution: ExecutionRecord): number {
+  /** Spawns a detached worker for the execution; it survives this process. Returns its identity. */
+  spawnWorker(execution: ExecutionRecord): { pid: number; processStartTime: string | null } {
     const { paths } = this.options;
     const log = openSync(join(paths.logs, `${execution.id}.out`), 'a', 0o600);
     const child = spawn(process.execPath, [workerEntry, paths.root, execution.sessionId, execution.id], {
@@ -46,7 +46,7 @@ export class Supervisor {
     });
     child.unref();
     if (child.pid === undefined) throw new Error('could not start a worker process');
-    return child.pid;
+    return { pid: child.pid, processStartTime: processStartTime(child.pid) };
   }
 
   /**
@@ -153,10 +153,5 @@ export class Supervisor {
     if (execution.epoch > 0)
       await store.releaseLease({ sessionId: execution.sessionId, epoch: execution.epoch });
     return failed;
-  }
-
-  /** The recorded identity of a process this supervisor started. */
-  static identity(pid: number): string | null {
-    return processStartTime(pid);
   }
 }
