@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
@@ -37,4 +37,29 @@ export function isProcessAlive(pid: number, recordedStartTime: string | null): b
   } catch {
     return false;
   }
+}
+
+/**
+ * Ends what is left of a dead worker's process group (its `claude` and the tools it ran), which
+ * would otherwise finish the turn on its own. Only when the group's leader, the worker, is gone: a
+ * live process with that PID is someone else's, and so is its group.
+ */
+export function killOrphanedGroup(pid: number): number {
+  const leader = processStartTime(pid);
+  if (leader !== null && isProcessAlive(pid, leader)) return 0;
+  let killed = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Field 5 of /proc/PID/stat is the process group.
+      if (Number(fields[2]) !== pid) continue;
+      process.kill(Number(entry), 'SIGKILL');
+      killed++;
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return killed;
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { ExecutionRecord, LeaseRecord, Store } from '../store/store.js';
 import type { DataPaths } from './data-dir.js';
 import { journalEntry } from './journal-events.js';
-import { isProcessAlive, isRemote, processStartTime } from './process-identity.js';
+import { isProcessAlive, isRemote, killOrphanedGroup, processStartTime } from './process-identity.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -126,6 +126,13 @@ export class Supervisor {
   ): Promise<ExecutionRecord> {
     const { store } = this.options;
     const now = Date.now();
+    if (
+      execution.pid !== null &&
+      execution.processStartTime !== null &&
+      !isRemote(execution.processStartTime)
+    ) {
+      killOrphanedGroup(execution.pid);
+    }
     const dispatching = await store.listInputs(execution.sessionId, { states: ['dispatching'] });
     const uncertain = await store.updateInputStates({
       sessionId: execution.sessionId,

@@ -130,6 +130,28 @@ describe('chaos: SIGKILL of a worker at named points', () => {
     await checkGuarantees(h.runtime, session.id, { seen, model: h.model });
   });
 
+  it('(b3) the worker alone killed mid-stream: reconcile ends its orphaned claude, which would finish the turn', async () => {
+    const slow = 'An orphaned claude would keep streaming this reply long after its worker died. '.repeat(3);
+    harness = await createHarness({ script: [{ text: slow, chunkDelayMs: 120, chunkSize: 4 }] });
+    const h = harness;
+    const { session } = await h.runtime.createSession({ prompt: 'prompt b3', cwd: h.cwd, messageId: 'b-3' });
+    const execution = await firstExecution(h.runtime, session.id);
+    await waitFor(async () => (await readJournal(h.runtime, session.id)).some(isEvent('input.delivered')), {
+      what: 'the delivery',
+    });
+    const [claude] = childrenOf(execution.pid!);
+    expect(claude, 'the worker runs claude').toBeDefined();
+    process.kill(execution.pid!, 'SIGKILL');
+    await waitFor(() => !isRunning(execution.pid!), { what: 'the worker to die' });
+    expect(isRunning(claude!), 'claude outlives its worker until reconcile').toBe(true);
+
+    await h.runtime.reconcile();
+    await waitFor(() => !isRunning(claude!), { timeoutMs: 5000, what: 'the orphaned claude to be ended' });
+    const failed = (await h.runtime.listExecutions(session.id))[0];
+    expect([failed?.state, failed?.error?.code]).toEqual(['failed', 'worker_died']);
+    await checkGuarantees(h.runtime, session.id, { acknowledged: ['b-3'], model: h.model });
+  });
+
   it('(b2) before its transcript reached the store: resume starts a new claude session instead of failing', async () => {
     harness = await createHarness({
       script: (request) =>
