@@ -245,6 +245,7 @@ export class Runtime {
     await this.store.appendEvents(sessionId, [journalEntry({ type: 'control.interrupt', reason })], {
       now: Date.now(),
     });
+    this.supervisor.nudge(live);
     return true;
   }
 

@@ -13,6 +13,8 @@ export interface InteractionBridgeOptions {
   pollMs?: number;
   /** Waits between looks for an answer; the worker's wakes early when signalled. @default a plain timer */
   nap?: (ms: number) => Promise<void>;
+  /** Whether an interrupt of the turn was requested; checked before an answer is handed back. */
+  interrupted?: () => Promise<boolean>;
   /** Runs before a new interaction is persisted (the worker waits for the transcript mirror). */
   beforeCreate?: (toolUseId: string) => Promise<void>;
 }
@@ -106,7 +108,12 @@ export class InteractionBridge {
     try {
       for (;;) {
         const interaction = await this.options.store.getInteraction(id);
-        if (interaction?.state === 'answered') return decisionFromAnswer(interaction);
+        if (interaction?.state === 'answered') {
+          if (await this.options.interrupted?.()) {
+            return { behavior: 'deny', message: 'The turn was interrupted.', interrupt: true };
+          }
+          return decisionFromAnswer(interaction);
+        }
         if (signal.aborted) return { behavior: 'deny', message: 'The turn was interrupted.' };
         await (this.options.nap ?? sleep)(this.pollMs);
       }

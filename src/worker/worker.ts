@@ -71,6 +71,12 @@ export class Worker {
       epoch: () => this.epoch,
       pollMs: this.pollMs * 2,
       nap: (ms) => this.nap(ms),
+      // An interrupt journaled before the answer wins over it: the canceled turn must not go on.
+      interrupted: async () => {
+        if (!(await this.takeInterruptRequest())) return false;
+        void this.session?.interrupt();
+        return true;
+      },
       beforeCreate: (toolUseId) => this.awaitMirroredToolUse(toolUseId),
     });
   }
@@ -369,11 +375,25 @@ export class Worker {
   }
 
   /** Renews the lease and reads requests (stop, interrupt) until the worker stops. */
+  /**
+   * Reads the journal for an interrupt requested since the last look (`control.interrupt`), and
+   * whether one applies to the turn now running.
+   */
+  private async takeInterruptRequest(): Promise<boolean> {
+    const { store, sessionId } = this.options;
+    let requested = false;
+    for (const event of await store.readEvents(sessionId, { after: this.lastControlCursor })) {
+      this.lastControlCursor = Math.max(this.lastControlCursor, event.cursor);
+      if (event.type === 'control.interrupt') requested = true;
+    }
+    return requested && this.turnActive;
+  }
+
   private async controlLoop(): Promise<void> {
     const { store, sessionId, executionId } = this.options;
     let lastRenewal = Date.now();
     while (!this.stopping) {
-      await sleep(this.pollMs * 2);
+      await this.nap(this.pollMs * 2);
       if (this.stopping) break;
       try {
         if (Date.now() - lastRenewal > this.leaseTtlMs / 3) {
@@ -393,10 +413,7 @@ export class Worker {
           await this.session?.close();
           break;
         }
-        for (const event of await store.readEvents(sessionId, { after: this.lastControlCursor })) {
-          this.lastControlCursor = event.cursor;
-          if (event.type === 'control.interrupt' && this.turnActive) await this.session?.interrupt();
-        }
+        if (await this.takeInterruptRequest()) await this.session?.interrupt();
       } catch (error) {
         if (error instanceof LeaseLostError) {
           this.log('lease lost: stopping claude and exiting');
