@@ -4,14 +4,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
-import type {
-  EventRecord,
-  ExecutionRecord,
-  InputRecord,
-  InteractionRecord,
-  SessionRecord,
-  SessionState,
-  Store,
+import {
+  type EventRecord,
+  type ExecutionRecord,
+  type InputRecord,
+  type InteractionRecord,
+  liveExecutionStates,
+  type SessionRecord,
+  type SessionState,
+  type Store,
 } from '../store/store.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { claudeExecutablePath } from './claude-executable.js';
@@ -75,8 +76,6 @@ export interface SessionDetails {
   live: ExecutionRecord | null;
   lastCursor: number;
 }
-
-const liveStates = new Set<ExecutionRecord['state']>(['starting', 'running', 'idle', 'stopping']);
 
 /** Where the session's model calls go: OpenRouter's Anthropic skin, or Anthropic (and compatibles). */
 function providerOf(env: Record<string, string | undefined>): string {
@@ -289,7 +288,7 @@ export class Runtime {
       session,
       executions,
       inputs: await this.store.listInputs(sessionId),
-      live: executions.find((execution) => liveStates.has(execution.state)) ?? null,
+      live: executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null,
       lastCursor: await this.store.lastCursor(sessionId),
     };
   }
@@ -317,7 +316,7 @@ export class Runtime {
   async liveExecution(sessionId: string): Promise<ExecutionRecord | null> {
     await this.supervisor.reconcile(sessionId);
     const executions = await this.store.listExecutions(sessionId);
-    return executions.find((execution) => liveStates.has(execution.state)) ?? null;
+    return executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null;
   }
 
   async close(): Promise<void> {

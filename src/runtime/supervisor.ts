@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ExecutionRecord, LeaseRecord, Store } from '../store/store.js';
+import { type ExecutionRecord, type LeaseRecord, liveExecutionStates, type Store } from '../store/store.js';
 import type { DataPaths } from './data-dir.js';
 import { journalEntry } from './journal-events.js';
 import { isProcessAlive, isRemote, killOrphanedGroup, processStartTime } from './process-identity.js';
@@ -14,7 +14,6 @@ export interface SupervisorOptions {
   env?: Record<string, string | undefined>;
 }
 
-const liveStates: ExecutionRecord['state'][] = ['starting', 'running', 'idle', 'stopping'];
 /**
  * The worker's entry point: beside this file once built; from the TypeScript sources (tests, tsx)
  * it is the build's, since a detached `node` cannot load `.ts` files.
@@ -82,8 +81,10 @@ export class Supervisor {
   ): Promise<ExecutionRecord[]> {
     const { store } = this.options;
     const live = sessionId
-      ? (await store.listExecutions(sessionId)).filter((execution) => liveStates.includes(execution.state))
-      : await store.listExecutionsByState(liveStates);
+      ? (await store.listExecutions(sessionId)).filter((execution) =>
+          liveExecutionStates.includes(execution.state),
+        )
+      : await store.listExecutionsByState([...liveExecutionStates]);
     const dead: ExecutionRecord[] = [];
     for (const execution of live) {
       const lease = await store.getLease(execution.sessionId);

@@ -1,15 +1,13 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { AgentErrorInfo, ModelUsage, TokenUsage } from '../backends/agent-event.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { EventRecord, ExecutionState, SessionRecord } from '../store/store.js';
+import { type EventRecord, liveExecutionStates, type SessionRecord } from '../store/store.js';
 
 export interface ServerMetricsOptions {
   runtime: Runtime;
   /** Also export Node's process metrics (CPU, memory, event loop). @default true */
   processMetrics?: boolean;
 }
-
-const liveStates: ExecutionState[] = ['starting', 'running', 'idle', 'stopping'];
 
 const tokenDirections: Array<[keyof TokenUsage, string]> = [
   ['inputTokens', 'input'],
@@ -151,7 +149,7 @@ export class ServerMetrics {
     for (const session of sessions) await this.tail(session);
     const [pending, live, running] = await Promise.all([
       runtime.interactions({ state: 'pending' }),
-      runtime.store.listExecutionsByState(liveStates),
+      runtime.store.listExecutionsByState([...liveExecutionStates]),
       runtime.store.listExecutionsByState(['running']),
     ]);
     this.pendingApprovals.set(pending.length);

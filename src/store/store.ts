@@ -7,11 +7,18 @@
  * session's current lease epoch, the write is refused with `LeaseLostError` and changes nothing.
  */
 
-export type SessionState = 'active' | 'archived';
-export type ExecutionState = 'starting' | 'running' | 'idle' | 'stopping' | 'stopped' | 'failed';
-export type DeliveryState = 'accepted' | 'dispatching' | 'delivered' | 'uncertain';
-export type InteractionKind = 'approval' | 'question';
-export type InteractionState = 'pending' | 'answered';
+export const sessionStates = ['active', 'archived'] as const;
+export type SessionState = (typeof sessionStates)[number];
+export const executionStates = ['starting', 'running', 'idle', 'stopping', 'stopped', 'failed'] as const;
+export type ExecutionState = (typeof executionStates)[number];
+/** States in which an execution's worker holds (or is about to take) the session: at most one per session. */
+export const liveExecutionStates: readonly ExecutionState[] = ['starting', 'running', 'idle', 'stopping'];
+export const deliveryStates = ['accepted', 'dispatching', 'delivered', 'uncertain'] as const;
+export type DeliveryState = (typeof deliveryStates)[number];
+export const interactionKinds = ['approval', 'question'] as const;
+export type InteractionKind = (typeof interactionKinds)[number];
+export const interactionStates = ['pending', 'answered'] as const;
+export type InteractionState = (typeof interactionStates)[number];
 
 export interface SessionRecord {
   id: string;

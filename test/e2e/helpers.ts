@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { expect } from 'vitest';
 import { createRuntime, type EventRecord, type Runtime } from '../../src/index.js';
 import { isProcessAlive, processStartTime } from '../../src/runtime/process-identity.js';
-import type { RecordedRequest, Script, ScriptedModel } from '../../src/testing/index.js';
+import type { RecordedRequest, Script, ScriptedModel, ScriptTurn } from '../../src/testing/index.js';
 import { startScriptedModel } from '../../src/testing/index.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
@@ -19,6 +19,29 @@ export const cliEntry = join(repoRoot, 'bin', 'agentd.js');
 const parentFixture = join(repoRoot, 'test', 'e2e', 'fixtures', 'parent.ts');
 
 export type Env = Record<string, string | undefined>;
+
+/** A model turn asking the user `Which?` with the options A and B (AskUserQuestion). */
+export const askWhichTurn: ScriptTurn = {
+  content: [
+    {
+      type: 'tool_use',
+      name: 'AskUserQuestion',
+      input: {
+        questions: [
+          {
+            question: 'Which?',
+            header: 'Pick',
+            options: [
+              { label: 'A', description: 'a' },
+              { label: 'B', description: 'b' },
+            ],
+            multiSelect: false,
+          },
+        ],
+      },
+    },
+  ],
+};
 
 const sleep = (ms: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, ms));
 

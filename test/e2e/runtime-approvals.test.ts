@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError, type InteractionRecord, InvalidInputError } from '../../src/index.js';
 import { toolResults } from '../../src/testing/index.js';
 import {
+  askWhichTurn,
   checkGuarantees,
   childrenOf,
   createHarness,
@@ -98,27 +99,7 @@ describe('approvals and questions on a live worker', () => {
       script: [
         bash('touch forbidden.txt'),
         { text: 'all right, no file' },
-        {
-          content: [
-            {
-              type: 'tool_use',
-              name: 'AskUserQuestion',
-              input: {
-                questions: [
-                  {
-                    question: 'Which?',
-                    header: 'Pick',
-                    options: [
-                      { label: 'A', description: 'a' },
-                      { label: 'B', description: 'b' },
-                    ],
-                    multiSelect: false,
-                  },
-                ],
-              },
-            },
-          ],
-        },
+        askWhichTurn,
         { text: 'you picked B' },
       ],
     });

@@ -9,6 +9,7 @@ import type { EventRecord, InteractionRecord, SessionDetails } from '../../src/i
 import { claudeExecutablePath } from '../../src/runtime/claude-executable.js';
 import { toolResults } from '../../src/testing/index.js';
 import {
+  askWhichTurn,
   type CliResult,
   createHarness,
   expectGapless,
@@ -168,27 +169,7 @@ describe('cli: approvals', () => {
             },
           ],
         },
-        {
-          content: [
-            {
-              type: 'tool_use',
-              name: 'AskUserQuestion',
-              input: {
-                questions: [
-                  {
-                    question: 'Which?',
-                    header: 'Pick',
-                    options: [
-                      { label: 'A', description: 'a' },
-                      { label: 'B', description: 'b' },
-                    ],
-                    multiSelect: false,
-                  },
-                ],
-              },
-            },
-          ],
-        },
+        askWhichTurn,
         { text: 'done with both' },
       ],
     });

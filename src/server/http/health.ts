@@ -1,8 +1,7 @@
 import type { Hono } from 'hono';
+import { liveExecutionStates } from '../../store/store.js';
 import { version } from '../../version.js';
 import type { RouteContext } from './context.js';
-
-const liveStates = ['starting', 'running', 'idle', 'stopping'] as const;
 
 /** Store reachable, and how many workers are live (after dead ones have been noticed). */
 async function workerCheck(context: RouteContext): Promise<{ storeOk: boolean; liveWorkers: number }> {
@@ -10,7 +9,7 @@ async function workerCheck(context: RouteContext): Promise<{ storeOk: boolean; l
   try {
     await runtime.store.ping();
     await runtime.reconcile();
-    const live = await runtime.store.listExecutionsByState([...liveStates]);
+    const live = await runtime.store.listExecutionsByState([...liveExecutionStates]);
     return { storeOk: true, liveWorkers: live.length };
   } catch (error) {
     context.log?.(`health: store check failed: ${String(error)}`);

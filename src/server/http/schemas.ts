@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { permissionModes } from '../../config/claude-config.js';
+import {
+  deliveryStates,
+  executionStates,
+  interactionKinds,
+  interactionStates,
+  sessionStates,
+} from '../../store/store.js';
 
 /**
  * The HTTP API's bodies. Requests are parsed with these schemas; responses are documented by them
@@ -35,7 +42,7 @@ export const sessionSchema = named(
   'Session',
   z.object({
     id: z.string(),
-    state: z.enum(['active', 'archived']),
+    state: z.enum(sessionStates),
     provider: z.string(),
     role: z.string().nullable(),
     model: z.string().nullable(),
@@ -54,7 +61,7 @@ export const executionSchema = named(
   z.object({
     id: z.string(),
     sessionId: z.string(),
-    state: z.enum(['starting', 'running', 'idle', 'stopping', 'stopped', 'failed']),
+    state: z.enum(executionStates),
     epoch: z.number().int(),
     pid: z.number().int().nullable(),
     processStartTime: z.string().nullable(),
@@ -72,7 +79,7 @@ export const inputSchema = named(
     sessionId: z.string(),
     messageId: z.string(),
     text: z.string(),
-    state: z.enum(['accepted', 'dispatching', 'delivered', 'uncertain']),
+    state: z.enum(deliveryStates),
     executionId: z.string().nullable(),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -99,11 +106,11 @@ export const interactionSchema = named(
     id: z.string(),
     sessionId: z.string(),
     executionId: z.string().nullable(),
-    kind: z.enum(['approval', 'question']),
+    kind: z.enum(interactionKinds),
     toolName: z.string(),
     toolUseId: z.string().nullable(),
     request: z.record(z.string(), z.unknown()),
-    state: z.enum(['pending', 'answered']),
+    state: z.enum(interactionStates),
     answer: z.record(z.string(), z.unknown()).nullable(),
     createdAt: timestamp,
     answeredAt: timestamp.nullable(),
@@ -131,7 +138,7 @@ export const createSessionResponseSchema = named(
 );
 
 export const listSessionsQuerySchema = z.object({
-  state: z.enum(['active', 'archived']).optional(),
+  state: z.enum(sessionStates).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
@@ -179,7 +186,7 @@ export const eventPageSchema = named(
 
 export const listInteractionsQuerySchema = z.object({
   sessionId: z.string().min(1).optional(),
-  state: z.enum(['pending', 'answered']).optional(),
+  state: z.enum(interactionStates).optional(),
 });
 
 export const interactionListSchema = named(

@@ -1,14 +1,19 @@
 import { z } from 'zod';
 import { StoreError } from '../../errors/agentd-error.js';
-import type {
-  A2aPushConfigRecord,
-  A2aTaskRecord,
-  EventRecord,
-  ExecutionRecord,
-  InputRecord,
-  InteractionRecord,
-  LeaseRecord,
-  SessionRecord,
+import {
+  type A2aPushConfigRecord,
+  type A2aTaskRecord,
+  deliveryStates,
+  type EventRecord,
+  type ExecutionRecord,
+  executionStates,
+  type InputRecord,
+  type InteractionRecord,
+  interactionKinds,
+  interactionStates,
+  type LeaseRecord,
+  type SessionRecord,
+  sessionStates,
 } from '../store.js';
 
 /*
@@ -38,7 +43,7 @@ const millis = z.number().int();
 const sessionRow = z
   .object({
     id: z.string(),
-    state: z.enum(['active', 'archived']),
+    state: z.enum(sessionStates),
     provider: z.string(),
     role: z.string().nullable(),
     model: z.string().nullable(),
@@ -71,7 +76,7 @@ const executionRow = z
   .object({
     id: z.string(),
     session_id: z.string(),
-    state: z.enum(['starting', 'running', 'idle', 'stopping', 'stopped', 'failed']),
+    state: z.enum(executionStates),
     epoch: z.number().int(),
     pid: z.number().int().nullable(),
     process_start_time: z.string().nullable(),
@@ -101,7 +106,7 @@ const inputRow = z
     session_id: z.string(),
     message_id: z.string(),
     text: z.string(),
-    state: z.enum(['accepted', 'dispatching', 'delivered', 'uncertain']),
+    state: z.enum(deliveryStates),
     execution_id: z.string().nullable(),
     created_at: millis,
     updated_at: millis,
@@ -144,11 +149,11 @@ const interactionRow = z
     id: z.string(),
     session_id: z.string(),
     execution_id: z.string().nullable(),
-    kind: z.enum(['approval', 'question']),
+    kind: z.enum(interactionKinds),
     tool_name: z.string(),
     tool_use_id: z.string().nullable(),
     request: jsonText(jsonObject),
-    state: z.enum(['pending', 'answered']),
+    state: z.enum(interactionStates),
     answer: jsonText(jsonObject).nullable(),
     created_at: millis,
     answered_at: millis.nullable(),
