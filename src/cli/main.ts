@@ -45,6 +45,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof AgentdError) {
       context.stderr.write(`agentd: ${error.message} (${error.code})\n`);
+      if (error.code === 'credentials_missing') return exitCodes.credentials;
       return error.userError ? exitCodes.usage : exitCodes.failure;
     }
     throw error;

@@ -1,3 +1,5 @@
+import { CredentialsMissingError } from '../errors/index.js';
+
 type Env = Record<string, string | undefined>;
 
 export type CredentialSource = 'api_key' | 'auth_token' | 'oauth_token' | 'cloud';
@@ -23,3 +25,10 @@ export const missingCredentialsHelp = [
   '                                                        (OpenRouter or another Anthropic-compatible endpoint)',
   '  CLAUDE_CODE_OAUTH_TOKEN=...                           (a Claude subscription token)',
 ].join('\n');
+
+/** Throws `CredentialsMissingError`, saying what to set, when the environment has no credentials. */
+export function requireCredentials(env: Env): CredentialSource {
+  const source = credentialSource(env);
+  if (source === null) throw new CredentialsMissingError(missingCredentialsHelp);
+  return source;
+}

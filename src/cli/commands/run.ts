@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { PermissionHandler } from '../../backends/agent-backend.js';
 import { ClaudeBackend } from '../../backends/claude/claude-backend.js';
-import { credentialSource, missingCredentialsHelp } from '../../config/credentials.js';
+import { requireCredentials } from '../../config/credentials.js';
 import { AsyncQueue } from '../../util/async-queue.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
@@ -35,10 +35,7 @@ export function registerRun(program: Command, context: CliContext): void {
 
 async function run(prompt: string, flags: RunFlags, context: CliContext): Promise<number> {
   const config = configFromFlags(flags, context.env);
-  if (credentialSource(context.env) === null) {
-    context.stderr.write(`agentd: ${missingCredentialsHelp}\n`);
-    return exitCodes.credentials;
-  }
+  requireCredentials(context.env);
   config.includePartialMessages = config.includePartialMessages ?? !flags.json;
   const inputs = new AsyncQueue<{ id: string; text: string }>();
   inputs.push({ id: randomUUID(), text: prompt });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
-import { credentialSource, missingCredentialsHelp } from '../../config/credentials.js';
+import { requireCredentials } from '../../config/credentials.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
 import { type AgentFlags, addAgentOptions, configFromFlags } from '../options.js';
@@ -27,11 +27,7 @@ export function registerSessionCommands(program: Command, context: CliContext): 
     .option('--message-id <id>', "the first message's id (idempotent)")
     .option('--launch-id <id>', 'makes the start idempotent: the same launch id returns the same session')
     .action(async (prompt: string, flags: StartFlags) => {
-      if (credentialSource(context.env) === null) {
-        context.stderr.write(`agentd: ${missingCredentialsHelp}\n`);
-        context.exitCode = exitCodes.credentials;
-        return;
-      }
+      requireCredentials(context.env);
       const config = configFromFlags(flags, context.env);
       await withRuntime(flags, context, async (runtime) => {
         const result = await runtime.createSession({
