@@ -38,7 +38,7 @@ export {
   StoreError,
 } from './errors/index.js';
 export type { Answer } from './runtime/answers.js';
-export type { RuntimeEvent } from './runtime/journal-events.js';
+export type { RuntimeEvent } from './journal/journal-event.js';
 export type {
   CreateSessionOptions,
   EventsOptions,

@@ -16,9 +16,9 @@ import {
 } from '../store/store.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { claudeExecutablePath } from './claude-executable.js';
-import { type DataPaths, ensureDataDir, resolveDataDir } from './data-dir.js';
-import { journalEntry } from './journal-events.js';
-import { openStore } from './open-store.js';
+import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
+import { journalEntry } from '../journal/journal-event.js';
+import { openStore } from '../journal/open-store.js';
 import { Supervisor } from './supervisor.js';
 
 export interface RuntimeOptions {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PermissionDecision, PermissionRequest } from '../backends/agent-backend.js';
-import { journalEntry } from '../runtime/journal-events.js';
+import { journalEntry } from '../journal/journal-event.js';
 import type { InteractionRecord, Store } from '../store/store.js';
 
 export interface InteractionBridgeOptions {

@@ -5,8 +5,8 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClaudeBackend } from '../backends/claude/claude-backend.js';
-import { dataPaths } from '../runtime/data-dir.js';
-import { openStore } from '../runtime/open-store.js';
+import { dataPaths } from '../journal/data-dir.js';
+import { openStore } from '../journal/open-store.js';
 import { startTracing } from '../telemetry/tracing.js';
 import { Worker, workerExitCodes } from './worker.js';
 

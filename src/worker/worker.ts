@@ -4,8 +4,8 @@ import type { AgentBackend, AgentSession, UserInput } from '../backends/agent-ba
 import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { LeaseLostError } from '../errors/index.js';
-import { journalEntry } from '../runtime/journal-events.js';
-import { processStartTime } from '../runtime/process-identity.js';
+import { journalEntry } from '../journal/journal-event.js';
+import { processStartTime } from '../journal/process-identity.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';

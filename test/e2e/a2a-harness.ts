@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { ClaudeConfig } from '../../src/config/claude-config.js';
-import { isProcessAlive } from '../../src/runtime/process-identity.js';
+import { isProcessAlive } from '../../src/journal/process-identity.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { type A2aMount, type EngineTiming, mountA2a } from '../../src/server/a2a/index.js';
 

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { expect } from 'vitest';
 import { createRuntime, type EventRecord, type Runtime } from '../../src/index.js';
-import { isProcessAlive, processStartTime } from '../../src/runtime/process-identity.js';
+import { isProcessAlive, processStartTime } from '../../src/journal/process-identity.js';
 import type { RecordedRequest, Script, ScriptedModel, ScriptTurn } from '../../src/testing/index.js';
 import { startScriptedModel } from '../../src/testing/index.js';
 
