@@ -37,8 +37,8 @@ export {
   StateError,
   StoreError,
 } from './errors/index.js';
-export type { Answer } from './runtime/answers.js';
 export type { RuntimeEvent } from './journal/journal-event.js';
+export type { Answer } from './runtime/answers.js';
 export type {
   CreateSessionOptions,
   EventsOptions,

@@ -4,6 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
+import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
+import { journalEntry } from '../journal/journal-event.js';
+import { openStore } from '../journal/open-store.js';
 import {
   type EventRecord,
   type ExecutionRecord,
@@ -16,9 +19,6 @@ import {
 } from '../store/store.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { claudeExecutablePath } from './claude-executable.js';
-import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
-import { journalEntry } from '../journal/journal-event.js';
-import { openStore } from '../journal/open-store.js';
 import { Supervisor } from './supervisor.js';
 
 export interface RuntimeOptions {

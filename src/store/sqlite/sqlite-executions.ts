@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../../errors/agentd-error.js';
-import type { ExecutionRecord, ExecutionState } from '../store.js';
+import type { ExecutionFence, ExecutionRecord, ExecutionState } from '../store.js';
 import { toExecutionRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { assertFence } from './sqlite-leases.js';
@@ -59,11 +59,12 @@ export class SqliteExecutions {
     );
   }
 
-  update(id: string, patch: ExecutionPatch, fence?: { epoch: number }): ExecutionRecord {
+  update(id: string, patch: ExecutionPatch, fence?: ExecutionFence): ExecutionRecord {
     const connection = this.#connection;
     return connection.write(() => {
       const current = requireExecution(connection, id);
       assertFence(connection, { sessionId: current.sessionId, epoch: fence?.epoch });
+      const stateMayChange = fence?.stateFrom === undefined || fence.stateFrom.includes(current.state);
       connection
         .statement(
           `UPDATE executions SET state = @state, epoch = @epoch, pid = @pid,
@@ -72,7 +73,7 @@ export class SqliteExecutions {
         )
         .run({
           id,
-          state: patch.state ?? current.state,
+          state: (stateMayChange ? patch.state : undefined) ?? current.state,
           epoch: patch.epoch ?? current.epoch,
           pid: patch.pid === undefined ? current.pid : patch.pid,
           processStartTime:

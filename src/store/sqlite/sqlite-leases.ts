@@ -25,6 +25,9 @@ export class SqliteLeases {
       if (row !== undefined && row.owner !== null && row.expires_at > options.now) {
         return null;
       }
+      if (!executionMayTakeLease(connection, options)) {
+        return null;
+      }
       const lease: LeaseRecord = {
         sessionId: options.sessionId,
         owner: options.owner,
@@ -75,6 +78,22 @@ export class SqliteLeases {
       return row === undefined ? null : toLeaseRecord(row);
     });
   }
+}
+
+/**
+ * An execution takes its session's lease once, from its own process: a second process started for
+ * the same execution, or one started after it ended, must not take over its session. An owner that
+ * names no execution (the contract tests) is not checked.
+ */
+function executionMayTakeLease(connection: SqliteConnection, options: AcquireLeaseOptions): boolean {
+  const execution = connection
+    .statement('SELECT state, epoch, pid FROM executions WHERE id = ?')
+    .get(options.owner) as { state: string; epoch: number; pid: number | null } | undefined;
+  if (execution === undefined) {
+    return true;
+  }
+  const fresh = execution.epoch === 0 && (execution.state === 'starting' || execution.state === 'stopping');
+  return fresh && (execution.pid === null || execution.pid === options.pid);
 }
 
 /**

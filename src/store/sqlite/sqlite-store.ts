@@ -4,6 +4,7 @@ import type {
   AcquireLeaseOptions,
   DeliveryState,
   EventRecord,
+  ExecutionFence,
   ExecutionRecord,
   ExecutionState,
   InputRecord,
@@ -151,7 +152,7 @@ export class SqliteStore implements Store {
     > & {
       now: number;
     },
-    fence?: { epoch: number },
+    fence?: ExecutionFence,
   ): Promise<ExecutionRecord> {
     return this.#executions.update(id, patch, fence);
   }
