@@ -29,6 +29,8 @@ export class ClaudeSession implements AgentSession, TurnHost {
   private isClosed = false;
   /** A read of the query that is under way (between turns, or handed over to the turn). */
   private pendingNext: Promise<IteratorResult<unknown>> | undefined;
+  /** Ends the wait of an interrupt under way when the session closes. */
+  private onClose: () => void = () => {};
   private readonly permissions = new PermissionBridge(() => this.timer);
   private readonly turns = new TurnRunner(this);
 
@@ -128,6 +130,7 @@ export class ClaudeSession implements AgentSession, TurnHost {
     this.isClosed = true;
     this.timer?.stop();
     this.closeQuery();
+    this.onClose();
   }
 
   async stopTurn(reason: AgentErrorInfo): Promise<void> {
@@ -135,12 +138,14 @@ export class ClaudeSession implements AgentSession, TurnHost {
     this.reason = reason;
     const query = this.query;
     // An interrupt sent as a turn ends may never be answered: give it a grace period, then close.
+    // A session closed meanwhile has no turn left to interrupt.
     let grace: NodeJS.Timeout | undefined;
     const expired = new Promise<void>((resolve) => {
       grace = setTimeout(() => {
         if (this.query === query) this.closeQuery();
         resolve();
       }, interruptGraceMs);
+      this.onClose = resolve;
     });
     try {
       await Promise.race([query.interrupt().then(() => undefined), expired]);
@@ -148,6 +153,7 @@ export class ClaudeSession implements AgentSession, TurnHost {
       this.closeQuery();
     } finally {
       clearTimeout(grace);
+      this.onClose = () => {};
     }
   }
 
