@@ -4,6 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
+import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
+import { journalEntry } from '../journal/journal-event.js';
+import { openStore } from '../journal/open-store.js';
 import {
   type EventRecord,
   type ExecutionRecord,
@@ -16,9 +19,6 @@ import {
 } from '../store/store.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { claudeExecutablePath } from './claude-executable.js';
-import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
-import { journalEntry } from '../journal/journal-event.js';
-import { openStore } from '../journal/open-store.js';
 import { Supervisor } from './supervisor.js';
 
 export interface RuntimeOptions {
@@ -305,6 +305,16 @@ export class Runtime {
   async listInputs(sessionId: string): Promise<InputRecord[]> {
     await this.requireSession(sessionId);
     return this.store.listInputs(sessionId);
+  }
+
+  /** The input a client's message id names in the session, or null when the id was not used there. */
+  async getInput(sessionId: string, messageId: string): Promise<InputRecord | null> {
+    return this.store.getInput(sessionId, messageId);
+  }
+
+  /** The session's newest event cursor, 0 before its first event. */
+  async lastCursor(sessionId: string): Promise<number> {
+    return this.store.lastCursor(sessionId);
   }
 
   /** Notices workers that died while nobody watched; run at start and before decisions. */
