@@ -4,8 +4,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
+import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
+import { type JournalRecord, journalEntry } from '../journal/journal-event.js';
+import { openStore } from '../journal/open-store.js';
+import { readJournal } from '../journal/read-journal.js';
 import {
-  type EventRecord,
   type ExecutionRecord,
   type InputRecord,
   type InteractionRecord,
@@ -16,9 +19,6 @@ import {
 } from '../store/store.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { claudeExecutablePath } from './claude-executable.js';
-import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
-import { journalEntry } from '../journal/journal-event.js';
-import { openStore } from '../journal/open-store.js';
 import { Supervisor } from './supervisor.js';
 
 export interface RuntimeOptions {
@@ -190,11 +190,11 @@ export class Runtime {
   }
 
   /** The session's events after a cursor; with `follow`, waits for more until aborted. */
-  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<EventRecord> {
+  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<JournalRecord> {
     await this.requireSession(sessionId);
     let after = options.after ?? 0;
     for (;;) {
-      const page = await this.store.readEvents(sessionId, { after, limit: 500 });
+      const page = await readJournal(this.store, sessionId, { after, limit: 500 });
       for (const event of page) {
         after = event.cursor;
         yield event;
