@@ -10,6 +10,7 @@ import { openStore } from '../journal/open-store.js';
 import { readJournal } from '../journal/read-journal.js';
 import {
   type ExecutionRecord,
+  type ExecutionState,
   type InputRecord,
   type InteractionRecord,
   liveExecutionStates,
@@ -305,6 +306,27 @@ export class Runtime {
   async listInputs(sessionId: string): Promise<InputRecord[]> {
     await this.requireSession(sessionId);
     return this.store.listInputs(sessionId);
+  }
+
+  /** The highest cursor of the session's journal, 0 when it has none. */
+  async lastCursor(sessionId: string): Promise<number> {
+    await this.requireSession(sessionId);
+    return this.store.lastCursor(sessionId);
+  }
+
+  /** Executions in any of the given states, across sessions (as last recorded: `reconcile()` first to drop dead ones). */
+  async executionsInState(states: readonly ExecutionState[]): Promise<ExecutionRecord[]> {
+    return this.store.listExecutionsByState([...states]);
+  }
+
+  /** Which store this runtime uses (`sqlite`, `postgres`). */
+  get storeKind(): string {
+    return this.store.kind;
+  }
+
+  /** A cheap round-trip to the store; throws when it is unreachable. */
+  async ping(): Promise<void> {
+    await this.store.ping();
   }
 
   /** Notices workers that died while nobody watched; run at start and before decisions. */

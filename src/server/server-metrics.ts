@@ -115,7 +115,7 @@ export class ServerMetrics {
   /** Marks where counting starts: the sessions that exist now count from their current end. */
   async baseline(): Promise<void> {
     for (const session of await this.runtime.listSessions()) {
-      this.cursors.set(session.id, await this.runtime.store.lastCursor(session.id));
+      this.cursors.set(session.id, await this.runtime.lastCursor(session.id));
     }
   }
 
@@ -142,8 +142,8 @@ export class ServerMetrics {
     for (const session of sessions) await this.tail(session);
     const [pending, live, running] = await Promise.all([
       runtime.interactions({ state: 'pending' }),
-      runtime.store.listExecutionsByState([...liveExecutionStates]),
-      runtime.store.listExecutionsByState(['running']),
+      runtime.executionsInState(liveExecutionStates),
+      runtime.executionsInState(['running']),
     ]);
     this.pendingApprovals.set(pending.length);
     this.sessionsActive.set(sessions.filter((session) => session.state === 'active').length);
