@@ -4,6 +4,7 @@ export {
   ConflictError,
   CredentialsMissingError,
   InvalidInputError,
+  JournalCorruptError,
   LeaseLostError,
   NotFoundError,
   StateError,

@@ -4,8 +4,9 @@ import type { AgentBackend, AgentSession, UserInput } from '../backends/agent-ba
 import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { LeaseLostError } from '../errors/index.js';
-import { journalEntry } from '../journal/journal-event.js';
+import { type JournalEvent, journalEntry } from '../journal/journal-event.js';
 import { processStartTime } from '../journal/process-identity.js';
+import { readJournal } from '../journal/read-journal.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
@@ -309,15 +310,14 @@ export class Worker {
   /** The trace context the input was sent with, read from its `input.accepted` journal event. */
   private async traceparentOf(inputId: string): Promise<string | undefined> {
     for (;;) {
-      const page = await this.options.store.readEvents(this.options.sessionId, {
+      const page = await readJournal(this.options.store, this.options.sessionId, {
         after: this.traceScanCursor,
         limit: 1000,
       });
       for (const event of page) {
         this.traceScanCursor = event.cursor;
-        const data = event.data as { inputId?: string; traceparent?: string };
-        if (event.type === 'input.accepted' && data.inputId && data.traceparent) {
-          this.traceparents.set(data.inputId, data.traceparent);
+        if (event.type === 'input.accepted' && event.data.traceparent) {
+          this.traceparents.set(event.data.inputId, event.data.traceparent);
         }
       }
       if (page.length < 1000) break;
@@ -350,7 +350,7 @@ export class Worker {
       this.nativeSessionId = event.sessionId;
       await store.updateSession(sessionId, { nativeSessionId: event.sessionId, now: Date.now() });
     }
-    await this.journal([event as unknown as { type: string } & Record<string, unknown>]);
+    await this.journal([event]);
     // agent.error is final: the backend retries before it gives up.
     if (event.type === 'agent.error') await this.markUndelivered();
     if (event.type === 'agent.turn.completed' || event.type === 'agent.error') await this.endTurn();
@@ -366,7 +366,7 @@ export class Worker {
     await this.journal([{ type: 'work.settled', executionId }]);
   }
 
-  private async journal(events: Array<{ type: string } & Record<string, unknown>>): Promise<void> {
+  private async journal(events: JournalEvent[]): Promise<void> {
     await this.options.store.appendEvents(
       this.options.sessionId,
       events.map((event) => journalEntry(event, this.options.executionId)),

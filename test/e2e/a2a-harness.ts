@@ -15,7 +15,9 @@ import { type A2aMount, type EngineTiming, mountA2a } from '../../src/server/a2a
 import type { A2aStore } from '../../src/store/a2a-store.js';
 import { SqliteA2aStore } from '../../src/store/sqlite/sqlite-a2a-store.js';
 
-export type Env = Record<string, string | undefined>;
+import { assertIsolated, type Env } from './isolated-env.js';
+
+export type { Env };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -44,6 +46,7 @@ export async function startA2aServer(options: {
   config?: Partial<ClaudeConfig>;
   timing?: Partial<EngineTiming>;
 }): Promise<A2aTestServer> {
+  assertIsolated(options.env);
   const runtime = await createRuntime({ dataDir: options.dataDir, env: options.env, pollMs: 25 });
   const store = SqliteA2aStore.open({ path: runtime.paths.database });
   const app = new Hono();

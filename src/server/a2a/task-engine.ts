@@ -128,8 +128,7 @@ export class TaskEngine {
 
   private async acceptedCursor(sessionId: string, inputId: string): Promise<number> {
     for await (const event of this.runtime.events(sessionId)) {
-      if (event.type === 'input.accepted' && (event.data as { inputId?: string }).inputId === inputId)
-        return event.cursor;
+      if (event.type === 'input.accepted' && event.data.inputId === inputId) return event.cursor;
     }
     return 1;
   }
