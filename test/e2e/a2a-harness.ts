@@ -13,7 +13,9 @@ import { isProcessAlive } from '../../src/journal/process-identity.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { type A2aMount, type EngineTiming, mountA2a } from '../../src/server/a2a/index.js';
 
-export type Env = Record<string, string | undefined>;
+import { assertIsolated, type Env } from './isolated-env.js';
+
+export type { Env };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -40,6 +42,7 @@ export async function startA2aServer(options: {
   config?: Partial<ClaudeConfig>;
   timing?: Partial<EngineTiming>;
 }): Promise<A2aTestServer> {
+  assertIsolated(options.env);
   const runtime = await createRuntime({ dataDir: options.dataDir, env: options.env, pollMs: 25 });
   const app = new Hono();
   // No base URL: the card advertises the origin it was requested at.

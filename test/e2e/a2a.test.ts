@@ -27,6 +27,7 @@ import {
   toolResults,
 } from '../../src/testing/index.js';
 import { type A2aTestServer, startA2aServer, startRecordingProxy, stopAllWorkers } from './a2a-harness.js';
+import { isolatedEnv } from './isolated-env.js';
 
 // A2A as a client sees it: the @a2a-js/sdk client (JSON-RPC and HTTP+JSON) and raw v0.3 JSON-RPC,
 // against mountA2a on a real HTTP server, a real runtime and store, detached workers running the
@@ -256,15 +257,6 @@ async function clientFor(url: string, transport: 'JSONRPC' | 'HTTP+JSON'): Promi
   return factory.createFromUrl(url);
 }
 
-/** The environment without the host's own credentials or agentd settings. */
-function cleanEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(ANTHROPIC_|CLAUDE_|AGENTD_)/.test(name) && name !== 'CLAUDECODE',
-    ),
-  );
-}
-
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'agentd-a2a-'));
   workDir = join(root, 'work');
@@ -272,7 +264,7 @@ beforeAll(async () => {
   writeFileSync(join(workDir, 'notes.txt'), 'the notes say hello\n');
   model = await startScriptedModel({ script });
   proxy = await startRecordingProxy(model.url);
-  env = { ...cleanEnv(), ...proxy.env() };
+  env = isolatedEnv(root, proxy.env());
   server = await startA2aServer({
     dataDir: join(root, 'data'),
     env,
