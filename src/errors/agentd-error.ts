@@ -84,3 +84,10 @@ export class JournalCorruptError extends AgentdError {
     super({ code: 'journal_corrupt', message, details });
   }
 }
+
+/** A message starting with `/` that names no command of the closed protocol; it never reaches the agent. */
+export class UnknownCommandError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'unknown_command', message, userError: true, details });
+  }
+}

@@ -9,4 +9,5 @@ export {
   NotFoundError,
   StateError,
   StoreError,
+  UnknownCommandError,
 } from './agentd-error.js';
