@@ -32,12 +32,20 @@ export {
   ConfigError,
   ConflictError,
   InvalidInputError,
+  JournalCorruptError,
   LeaseLostError,
   NotFoundError,
   StateError,
   StoreError,
 } from './errors/index.js';
-export type { RuntimeEvent } from './journal/journal-event.js';
+export type {
+  JournalData,
+  JournalEvent,
+  JournalEventType,
+  JournalRecord,
+  JournalRecordOf,
+  RuntimeEvent,
+} from './journal/journal-event.js';
 export type { Answer } from './runtime/answers.js';
 export type {
   CreateSessionOptions,

@@ -77,3 +77,17 @@ export class CredentialsMissingError extends AgentdError {
     super({ code: 'credentials_missing', message, details });
   }
 }
+
+/** A journaled event read back from the store does not fit its type: damaged or foreign data. */
+export class JournalCorruptError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'journal_corrupt', message, details });
+  }
+}
+
+/** A message starting with `/` that names no command of the closed protocol; it never reaches the agent. */
+export class UnknownCommandError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'unknown_command', message, userError: true, details });
+  }
+}

@@ -4,8 +4,10 @@ export {
   ConflictError,
   CredentialsMissingError,
   InvalidInputError,
+  JournalCorruptError,
   LeaseLostError,
   NotFoundError,
   StateError,
   StoreError,
+  UnknownCommandError,
 } from './agentd-error.js';

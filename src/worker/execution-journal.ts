@@ -1,5 +1,4 @@
-import type { AgentEvent } from '../backends/agent-event.js';
-import { journalEntry, type RuntimeEvent } from '../journal/journal-event.js';
+import { type JournalEvent, journalEntry } from '../journal/journal-event.js';
 import type { ExecutionRecord, ExecutionState, InputRecord, Store } from '../store/store.js';
 
 export interface ExecutionJournalOptions {
@@ -34,11 +33,11 @@ export class ExecutionJournal {
     return this.options.epoch();
   }
 
-  async append(events: Array<AgentEvent | RuntimeEvent>): Promise<void> {
+  async append(events: JournalEvent[]): Promise<void> {
     const { store, sessionId, executionId, epoch } = this.options;
     await store.appendEvents(
       sessionId,
-      events.map((event) => journalEntry({ ...event }, executionId)),
+      events.map((event) => journalEntry(event, executionId)),
       { epoch: epoch(), now: Date.now() },
     );
   }

@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../backends/agent-event.js';
+import { readJournal } from '../journal/read-journal.js';
 import type { Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { TurnTracer } from './turn-tracer.js';
@@ -42,12 +43,11 @@ export class TurnTracing {
   private async traceparentOf(inputId: string): Promise<string | undefined> {
     const { store, sessionId } = this.options;
     for (;;) {
-      const page = await store.readEvents(sessionId, { after: this.scanCursor, limit: 1000 });
+      const page = await readJournal(store, sessionId, { after: this.scanCursor, limit: 1000 });
       for (const event of page) {
         this.scanCursor = event.cursor;
-        const data = event.data as { inputId?: string; traceparent?: string };
-        if (event.type === 'input.accepted' && data.inputId && data.traceparent) {
-          this.traceparents.set(data.inputId, data.traceparent);
+        if (event.type === 'input.accepted' && event.data.traceparent) {
+          this.traceparents.set(event.data.inputId, event.data.traceparent);
         }
       }
       if (page.length < 1000) break;

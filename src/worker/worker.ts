@@ -3,6 +3,7 @@ import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { LeaseLostError } from '../errors/index.js';
 import { processStartTime } from '../journal/process-identity.js';
+import { readJournal } from '../journal/read-journal.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
@@ -240,7 +241,7 @@ export class Worker {
   private async takeInterruptRequest(): Promise<boolean> {
     const { store, sessionId } = this.options;
     let requested = false;
-    for (const event of await store.readEvents(sessionId, { after: this.lastControlCursor })) {
+    for (const event of await readJournal(store, sessionId, { after: this.lastControlCursor })) {
       this.lastControlCursor = Math.max(this.lastControlCursor, event.cursor);
       if (event.type === 'control.interrupt') requested = true;
     }
