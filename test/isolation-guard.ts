@@ -86,7 +86,10 @@ function agentdSessions({ dataDir, dataDirExisted, runDir, startedAt }: Watch): 
     .map((row) => `${database}: session ${row.id} (cwd ${row.cwd})`);
 }
 
-/** Files the checkout did not have, made during the run (build output and dependencies aside). */
+/**
+ * New files made during the run at the top of the checkout or in its `.claude/`: where an agent
+ * or a CLI started in the checkout writes. (Sources a developer adds meanwhile go deeper.)
+ */
 function checkoutFiles({ startedAt }: Watch): string[] {
   let listing: string;
   try {
@@ -100,7 +103,7 @@ function checkoutFiles({ startedAt }: Watch): string[] {
   }
   return listing
     .split('\0')
-    .filter((path) => path.length > 0)
+    .filter((path) => path.length > 0 && (!path.includes('/') || path.startsWith('.claude/')))
     .filter((path) => {
       try {
         return lstatSync(join(repoRoot, path)).mtimeMs >= startedAt;

@@ -85,6 +85,13 @@ export class JournalCorruptError extends AgentdError {
   }
 }
 
+/** A message starting with `/` that names no command of the closed protocol; it never reaches the agent. */
+export class UnknownCommandError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'unknown_command', message, userError: true, details });
+  }
+}
+
 /** A skill that is not one: no `SKILL.md` at its root, no usable `name`, or content that cannot be a folder. */
 export class SkillInvalidError extends AgentdError {
   constructor(message: string, details?: Record<string, unknown>) {

@@ -18,4 +18,5 @@ export {
   SkillUnsafePathError,
   StateError,
   StoreError,
+  UnknownCommandError,
 } from './agentd-error.js';

@@ -308,6 +308,11 @@ export class Runtime {
     return this.store.listInputs(sessionId);
   }
 
+  /** The input a client's message id names in the session, or null when the id was not used there. */
+  async getInput(sessionId: string, messageId: string): Promise<InputRecord | null> {
+    return this.store.getInput(sessionId, messageId);
+  }
+
   /** The highest cursor of the session's journal, 0 when it has none. */
   async lastCursor(sessionId: string): Promise<number> {
     await this.requireSession(sessionId);

@@ -18,6 +18,7 @@ import {
 import { type Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import { SqliteA2aStore } from '../../src/store/sqlite/sqlite-a2a-store.js';
 import {
   type RecordedRequest,
   requestText,
@@ -882,9 +883,7 @@ describe('push notifications', () => {
       pageToken: '',
     });
     expect(left.configs.map((each) => each.id)).toEqual(['hook-2']);
-    expect((await server.runtime.store.listA2aPushConfigs(task.id)).map((each) => each.id)).toEqual([
-      'hook-2',
-    ]);
+    expect((await server.store.listA2aPushConfigs(task.id)).map((each) => each.id)).toEqual(['hook-2']);
   });
 });
 
@@ -908,9 +907,9 @@ describe('a server that dies during a task', () => {
   }
 
   async function storedTask(dataDir: string, taskId: string) {
-    const observer = await createRuntime({ dataDir, env });
+    const observer = SqliteA2aStore.open({ path: join(dataDir, 'agentd.db') });
     try {
-      return await observer.store.getA2aTask(taskId);
+      return await observer.getA2aTask(taskId);
     } finally {
       await observer.close();
     }
