@@ -8,6 +8,7 @@ import { ClaudeBackend } from '../backends/claude/claude-backend.js';
 import { dataPaths } from '../journal/data-dir.js';
 import { openStore } from '../journal/open-store.js';
 import { startTracing } from '../telemetry/tracing.js';
+import { startDemoModelFor } from '../testing/demo-model.js';
 import { Worker, workerExitCodes } from './worker.js';
 
 async function main(): Promise<number> {
@@ -23,6 +24,9 @@ async function main(): Promise<number> {
   const idle = Number(process.env.AGENTD_IDLE_TIMEOUT_MS ?? '');
   const leaseTtl = Number(process.env.AGENTD_LEASE_TTL_MS ?? '');
   const tracing = startTracing(process.env, 'worker');
+  // An offline session's worker brings its own demo model: the model lives exactly as long as it.
+  const session = await store.getSession(sessionId);
+  const demo = session ? await startDemoModelFor(session) : null;
   const worker = new Worker({
     store,
     backend: new ClaudeBackend(),
@@ -32,6 +36,7 @@ async function main(): Promise<number> {
     ...(Number.isFinite(leaseTtl) && process.env.AGENTD_LEASE_TTL_MS ? { leaseTtlMs: leaseTtl } : {}),
     tracing,
     log,
+    ...(demo ? { env: demo.env } : {}),
   });
   // The runtime on this host signals a new input or answer, so the worker need not wait for its poll.
   process.on('SIGUSR2', () => worker.wake());
@@ -44,6 +49,7 @@ async function main(): Promise<number> {
   } finally {
     await tracing?.shutdown().catch((error: unknown) => log(`tracing: ${String(error)}`));
     await store.close();
+    await demo?.close();
   }
 }
 
