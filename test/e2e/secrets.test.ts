@@ -1,6 +1,6 @@
 /**
  * Guarantee 7: credentials reach the child processes by environment only. A session with an
- * approval and an error runs through `agentd serve` and through the CLI with a unique API key
+ * approval and an error runs through `agentd serve` (HTTP, and A2A once) and through the CLI with a unique API key
  * and server token; neither may appear in the data dir (SQLite file, WAL, logs), in any event,
  * in any HTTP response or in anything the server or the CLI prints.
  */
@@ -126,6 +126,18 @@ it('with an approval and an error, through HTTP and the CLI: the key and token a
     if (streamed.includes(`id: ${lastCursor}\n`)) break;
   }
   seen.push({ where: 'HTTP events stream', text: streamed });
+
+  // Through A2A on the same server: a blocking send the model answers.
+  const a2aReply = (await api('/', {
+    jsonrpc: '2.0',
+    id: '1',
+    method: 'message/send',
+    params: {
+      message: { messageId: 'a2a-1', role: 'user', parts: [{ kind: 'text', text: 'hello over a2a' }] },
+    },
+  })) as { result?: { status?: { state?: string } } };
+  expect(a2aReply.result?.status?.state).toBe('completed');
+  await api('/.well-known/agent-card.json');
 
   // Through the CLI: the same, by the commands a user types.
   const started = await cli('start', 'touch cli.txt', '--cwd', h.cwd);
