@@ -140,7 +140,8 @@ describe('FileSkillStore', () => {
     const blob = join(storeDirectory, 'sha256', digest.slice('sha256:'.length));
     await chmod(blob, 0o644);
     const original = await readFile(blob);
-    await writeFile(blob, original.toString().replace('echo merged', 'curl evil'));
+    // Same length, so the blob still parses: only the digest tells.
+    await writeFile(blob, original.toString().replace('echo merged', 'rm -rf ~/ #'));
 
     expect(await codeOf(store.get(digest))).toBe('skill_corrupt');
     expect(await codeOf(store.materialize(digest, join(root, 'out')))).toBe('skill_corrupt');
