@@ -32,13 +32,21 @@ export {
   ConfigError,
   ConflictError,
   InvalidInputError,
+  JournalCorruptError,
   LeaseLostError,
   NotFoundError,
   StateError,
   StoreError,
 } from './errors/index.js';
+export type {
+  JournalData,
+  JournalEvent,
+  JournalEventType,
+  JournalRecord,
+  JournalRecordOf,
+  RuntimeEvent,
+} from './journal/journal-event.js';
 export type { Answer } from './runtime/answers.js';
-export type { RuntimeEvent } from './journal/journal-event.js';
 export type {
   CreateSessionOptions,
   EventsOptions,

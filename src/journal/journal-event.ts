@@ -1,4 +1,5 @@
-import type { InteractionRecord } from '../store/store.js';
+import type { AgentEvent } from '../backends/agent-event.js';
+import type { InteractionRecord, NewEvent } from '../store/store.js';
 
 /**
  * Events that agentd itself writes to a session's journal, beside the backend's `AgentEvent`s
@@ -20,10 +21,38 @@ export type RuntimeEvent =
   /** A request for the live worker, read from the journal (works across nodes). */
   | { type: 'control.interrupt'; reason: string };
 
-export function journalEntry(
-  event: { type: string } & Record<string, unknown>,
-  executionId: string | null = null,
-) {
+/** Everything a session's journal holds: the backend's events and agentd's own. */
+export type JournalEvent = AgentEvent | RuntimeEvent;
+export type JournalEventType = JournalEvent['type'];
+
+/** An event's data as journaled: the event without its `type`. */
+export type JournalData<T extends JournalEventType> = Omit<Extract<JournalEvent, { type: T }>, 'type'>;
+
+/** Where a journaled event sits: its session, cursor, the execution that wrote it, and when. */
+export interface JournalPosition {
+  sessionId: string;
+  /** Per session, from 1, growing by exactly 1 with each event, across executions. */
+  cursor: number;
+  executionId: string | null;
+  createdAt: number;
+}
+
+/** One journaled event, read back and validated: narrowing on `type` types `data`. */
+export type JournalRecord = {
+  [T in JournalEventType]: JournalPosition & { type: T; data: JournalData<T> };
+}[JournalEventType];
+
+/** A journal record of one type. */
+export type JournalRecordOf<T extends JournalEventType> = Extract<JournalRecord, { type: T }>;
+
+/** The store's form of an event: its type, the rest as data. */
+export function journalEntry(event: JournalEvent, executionId: string | null = null): NewEvent {
   const { type, ...data } = event;
   return { type, data, executionId };
+}
+
+/** The event a record holds, whole again: its type with its data. */
+export function eventOf<R extends JournalRecord>(record: R): Extract<JournalEvent, { type: R['type'] }> {
+  // `data` is the event without `type` (see journalEntry), so putting `type` back restores the member.
+  return { type: record.type, ...record.data } as Extract<JournalEvent, { type: R['type'] }>;
 }

@@ -1,19 +1,21 @@
 import { appendFileSync } from 'node:fs';
 import type { AgentBackend } from '../backends/agent-backend.js';
-import type { EventRecord, SessionRecord, Store } from '../store/store.js';
+import type { JournalRecord } from '../journal/journal-event.js';
+import { toJournalRecord } from '../journal/read-journal.js';
+import type { SessionRecord, Store } from '../store/store.js';
 import { startDemoModelFor } from '../testing/demo-model.js';
 
 /**
  * The store as an in-process execution writes to it, with every journal record it appends shown to
  * `onRecord` once written: `agentd run` prints records as they happen, without polling the journal.
  */
-export function tapJournal(store: Store, onRecord: (record: EventRecord) => void): Store {
+export function tapJournal(store: Store, onRecord: (record: JournalRecord) => void): Store {
   return new Proxy(store, {
     get(target, property) {
       if (property === 'appendEvents') {
         return async (...args: Parameters<Store['appendEvents']>) => {
           const records = await target.appendEvents(...args);
-          for (const record of records) onRecord(record);
+          for (const record of records) onRecord(toJournalRecord(record));
           return records;
         };
       }

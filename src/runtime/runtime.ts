@@ -8,11 +8,12 @@ import { type Provider, providerOf, requireProviderCredentials } from '../config
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
-import { journalEntry } from '../journal/journal-event.js';
+import { type JournalRecord, journalEntry } from '../journal/journal-event.js';
 import { openStore } from '../journal/open-store.js';
+import { readJournal } from '../journal/read-journal.js';
 import {
-  type EventRecord,
   type ExecutionRecord,
+  type ExecutionState,
   type InputRecord,
   type InteractionRecord,
   liveExecutionStates,
@@ -84,7 +85,7 @@ export interface RunHereOptions extends SendOptions {
   /** What runs the turns, in this process. */
   backend: AgentBackend;
   /** Sees each journal record this process writes for the session, as it is written. */
-  onRecord?: (record: EventRecord) => void;
+  onRecord?: (record: JournalRecord) => void;
 }
 
 export interface ExecutionHere {
@@ -251,11 +252,11 @@ export class Runtime {
   }
 
   /** The session's events after a cursor; with `follow`, waits for more until aborted. */
-  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<EventRecord> {
+  async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<JournalRecord> {
     await this.requireSession(sessionId);
     let after = options.after ?? 0;
     for (;;) {
-      const page = await this.store.readEvents(sessionId, { after, limit: 500 });
+      const page = await readJournal(this.store, sessionId, { after, limit: 500 });
       for (const event of page) {
         after = event.cursor;
         yield event;
@@ -370,6 +371,32 @@ export class Runtime {
   async listInputs(sessionId: string): Promise<InputRecord[]> {
     await this.requireSession(sessionId);
     return this.store.listInputs(sessionId);
+  }
+
+  /** The input a client's message id names in the session, or null when the id was not used there. */
+  async getInput(sessionId: string, messageId: string): Promise<InputRecord | null> {
+    return this.store.getInput(sessionId, messageId);
+  }
+
+  /** The highest cursor of the session's journal, 0 when it has none. */
+  async lastCursor(sessionId: string): Promise<number> {
+    await this.requireSession(sessionId);
+    return this.store.lastCursor(sessionId);
+  }
+
+  /** Executions in any of the given states, across sessions (as last recorded: `reconcile()` first to drop dead ones). */
+  async executionsInState(states: readonly ExecutionState[]): Promise<ExecutionRecord[]> {
+    return this.store.listExecutionsByState([...states]);
+  }
+
+  /** Which store this runtime uses (`sqlite`, `postgres`). */
+  get storeKind(): string {
+    return this.store.kind;
+  }
+
+  /** A cheap round-trip to the store; throws when it is unreachable. */
+  async ping(): Promise<void> {
+    await this.store.ping();
   }
 
   /** Notices workers that died while nobody watched; run at start and before decisions. */

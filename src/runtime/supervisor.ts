@@ -2,10 +2,15 @@ import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ExecutionRecord, type LeaseRecord, liveExecutionStates, type Store } from '../store/store.js';
 import type { DataPaths } from '../journal/data-dir.js';
 import { journalEntry } from '../journal/journal-event.js';
-import { isProcessAlive, isRemote, killOrphanedGroup, processStartTime } from '../journal/process-identity.js';
+import {
+  isProcessAlive,
+  isRemote,
+  killOrphanedGroup,
+  processStartTime,
+} from '../journal/process-identity.js';
+import { type ExecutionRecord, type LeaseRecord, liveExecutionStates, type Store } from '../store/store.js';
 
 export interface SupervisorOptions {
   store: Store;

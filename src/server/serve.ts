@@ -3,6 +3,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { ConfigError } from '../errors/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import { SqliteA2aStore } from '../store/sqlite/sqlite-a2a-store.js';
 import { type A2aMount, mountA2a } from './a2a/mount.js';
 import { createApp } from './app.js';
 import type { ModelMode } from './http/schemas.js';
@@ -111,6 +112,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const closing = new AbortController();
   let url = '';
   let a2a: A2aMount | undefined;
+  // A2A's tasks live in the same data file as the runtime's sessions, behind their own store.
+  const a2aStore = options.a2a === false ? undefined : SqliteA2aStore.open({ path: runtime.paths.database });
   const app = createApp({
     runtime,
     modelMode,
@@ -129,6 +132,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           mountA2a: (hono: Hono) => {
             a2a = mountA2a(hono, {
               runtime,
+              store: a2aStore!,
               ...(config.agentCard ? { agentCard: config.agentCard } : {}),
               ...(options.publicUrl ? { baseUrl: options.publicUrl } : {}),
               bearerAuth: tokens.length > 0,
@@ -149,6 +153,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       });
     });
   } catch (error) {
+    await a2aStore?.close();
     await runtime.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
@@ -178,6 +183,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       clearInterval(idle);
       clearTimeout(cut);
       await a2a?.close();
+      await a2aStore?.close();
       await runtime.close();
     })();
     return closed;

@@ -1,7 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { AgentErrorInfo, ModelUsage, TokenUsage } from '../backends/agent-event.js';
+import type { ModelUsage, TokenUsage } from '../backends/agent-event.js';
+import type { JournalData, JournalRecord } from '../journal/journal-event.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { type EventRecord, liveExecutionStates, type SessionRecord } from '../store/store.js';
+import { liveExecutionStates, type SessionRecord } from '../store/store.js';
 
 export interface ServerMetricsOptions {
   runtime: Runtime;
@@ -15,14 +16,6 @@ const tokenDirections: Array<[keyof TokenUsage, string]> = [
   ['cacheReadInputTokens', 'cache_read'],
   ['cacheCreationInputTokens', 'cache_creation'],
 ];
-
-interface TurnData {
-  isError?: boolean;
-  durationMs?: number;
-  costUsd?: number;
-  usage?: Partial<TokenUsage>;
-  modelUsage?: Record<string, Partial<ModelUsage>>;
-}
 
 /**
  * Prometheus metrics of one server, in a registry of its own. Workers are other processes, so the
@@ -122,7 +115,7 @@ export class ServerMetrics {
   /** Marks where counting starts: the sessions that exist now count from their current end. */
   async baseline(): Promise<void> {
     for (const session of await this.runtime.listSessions()) {
-      this.cursors.set(session.id, await this.runtime.store.lastCursor(session.id));
+      this.cursors.set(session.id, await this.runtime.lastCursor(session.id));
     }
   }
 
@@ -149,8 +142,8 @@ export class ServerMetrics {
     for (const session of sessions) await this.tail(session);
     const [pending, live, running] = await Promise.all([
       runtime.interactions({ state: 'pending' }),
-      runtime.store.listExecutionsByState([...liveExecutionStates]),
-      runtime.store.listExecutionsByState(['running']),
+      runtime.executionsInState(liveExecutionStates),
+      runtime.executionsInState(['running']),
     ]);
     this.pendingApprovals.set(pending.length);
     this.sessionsActive.set(sessions.filter((session) => session.state === 'active').length);
@@ -167,52 +160,41 @@ export class ServerMetrics {
     this.cursors.set(session.id, cursor);
   }
 
-  private count(event: EventRecord, session: SessionRecord): void {
+  private count(event: JournalRecord, session: SessionRecord): void {
     this.journalEvents.inc({ type: event.type });
-    const data = (event.data ?? {}) as Record<string, unknown>;
     switch (event.type) {
       case 'agent.turn.completed':
-        this.countTurn(data as TurnData, session);
+        this.countTurn(event.data, session);
         return;
-      case 'agent.error': {
-        const error = data.error as Partial<AgentErrorInfo> | undefined;
+      case 'agent.error':
         this.errors.inc({
-          error_type: error?.code ?? 'unknown',
-          is_transient: String(error?.transient === true),
+          error_type: event.data.error.code,
+          is_transient: String(event.data.error.transient),
         });
         return;
-      }
-      case 'execution.failed': {
-        const error = data.error as { code?: string } | undefined;
-        this.errors.inc({ error_type: error?.code ?? 'worker_error', is_transient: 'false' });
+      case 'execution.failed':
+        this.errors.inc({ error_type: event.data.error.code, is_transient: 'false' });
         return;
-      }
-      case 'agent.retry': {
-        const error = data.error as Partial<AgentErrorInfo> | undefined;
-        this.retries.inc({ error_type: error?.code ?? 'unknown' });
+      case 'agent.retry':
+        this.retries.inc({ error_type: event.data.error.code });
         return;
-      }
     }
   }
 
-  private countTurn(turn: TurnData, session: SessionRecord): void {
-    const perModel = Object.entries(turn.modelUsage ?? {});
+  private countTurn(turn: JournalData<'agent.turn.completed'>, session: SessionRecord): void {
+    const perModel = Object.entries(turn.modelUsage);
     // The turn's model is the one that wrote the most; claude's side calls (titles) use smaller ones.
     const main =
-      perModel.sort(([, a], [, b]) => (b.outputTokens ?? 0) - (a.outputTokens ?? 0))[0]?.[0] ??
-      session.model ??
-      'default';
+      perModel.sort(([, a], [, b]) => b.outputTokens - a.outputTokens)[0]?.[0] ?? session.model ?? 'default';
     this.queries.inc({ status: turn.isError ? 'error' : 'success', model: main });
-    if (typeof turn.durationMs === 'number')
-      this.queryDuration.observe({ model: main }, turn.durationMs / 1000);
-    const usages: Array<[string, Partial<ModelUsage>]> =
-      perModel.length > 0 ? perModel : [[main, { ...turn.usage, costUsd: turn.costUsd ?? 0 }]];
+    this.queryDuration.observe({ model: main }, turn.durationMs / 1000);
+    const usages: Array<[string, ModelUsage]> =
+      perModel.length > 0 ? perModel : [[main, { ...turn.usage, costUsd: turn.costUsd }]];
     for (const [model, usage] of usages) {
       for (const [key, direction] of tokenDirections) {
-        const value = usage[key];
-        if (typeof value === 'number' && value > 0) this.tokens.inc({ direction, model }, value);
+        if (usage[key] > 0) this.tokens.inc({ direction, model }, usage[key]);
       }
-      if (typeof usage.costUsd === 'number' && usage.costUsd > 0) this.cost.inc({ model }, usage.costUsd);
+      if (usage.costUsd > 0) this.cost.inc({ model }, usage.costUsd);
     }
   }
 }

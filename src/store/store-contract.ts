@@ -1,5 +1,4 @@
 import { describe } from 'vitest';
-import { describeA2aContract } from './contract/a2a-contract.js';
 import { useFreshStore } from './contract/contract-context.js';
 import { describeEventContract } from './contract/event-contract.js';
 import { describeExecutionContract } from './contract/execution-contract.js';
@@ -34,6 +33,5 @@ export function runStoreContract(options: StoreContractOptions): void {
     describeEventContract(context);
     describeInteractionContract(context);
     describeTranscriptContract(context);
-    describeA2aContract(context);
   });
 }

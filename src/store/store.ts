@@ -119,6 +119,12 @@ export interface LeaseRecord {
   processStartTime: string | null;
 }
 
+/** Conditions on an execution update: the writer's lease epoch, and the states the state may change from. */
+export interface ExecutionFence {
+  epoch?: number;
+  stateFrom?: readonly ExecutionState[];
+}
+
 export interface AcquireLeaseOptions {
   sessionId: string;
   owner: string;
@@ -135,44 +141,13 @@ export interface TranscriptKey {
   subpath?: string;
 }
 
-/** An A2A task as `src/server/a2a` keeps it: the whole task in the protocol's JSON form. */
-export interface A2aTaskRecord {
-  id: string;
-  contextId: string;
-  /** The state's wire name, such as `TASK_STATE_WORKING`. */
-  state: string;
-  /** ISO 8601 time of the latest status, `''` when none. Listings are newest first by it, then by id. */
-  statusTimestamp: string;
-  task: Record<string, unknown>;
-  updatedAt: number;
-}
+/*
+ * The store's methods, one interface per concern. Each method is declared here once; an
+ * implementation builds one object per part (such as `sqliteSessions(connection)`) and the store is
+ * those parts spread into one object, so no method is declared again to delegate it.
+ */
 
-export interface ListA2aTasksOptions {
-  contextId?: string;
-  /** Only tasks in one of these states. */
-  states?: string[];
-  /** Only tasks whose status time is later than this ISO 8601 time (compared as text). */
-  statusTimestampAfter?: string;
-  /** The page after this task (in listing order): the last task of the previous page. */
-  after?: { statusTimestamp: string; id: string };
-  /** @default 50 */
-  limit?: number;
-}
-
-/** A push notification config of an A2A task, in the protocol's JSON form. */
-export interface A2aPushConfigRecord {
-  taskId: string;
-  id: string;
-  config: Record<string, unknown>;
-  /** The A2A protocol version it was registered over (`1.0`, `0.3`): notifications use its shape. */
-  wireVersion: string;
-  createdAt: number;
-}
-
-export interface Store {
-  /** A short name of the implementation, such as `sqlite` or `postgres`. */
-  readonly kind: string;
-
+export interface SessionStorage {
   /**
    * Creates a session. With a `launchId` that already exists, returns the existing session and
    * `created: false` when `cwd`, `config`, `provider`, `role` and `model` are equal, and throws
@@ -180,16 +155,25 @@ export interface Store {
    */
   createSession(session: NewSession): Promise<{ session: SessionRecord; created: boolean }>;
   getSession(id: string): Promise<SessionRecord | null>;
+  /** Newest first. */
   listSessions(options?: { state?: SessionState; limit?: number }): Promise<SessionRecord[]>;
   updateSession(
     id: string,
     patch: Partial<Pick<SessionRecord, 'state' | 'nativeSessionId' | 'title'>> & { now: number },
   ): Promise<SessionRecord>;
+}
 
+/**
+ * Session leases. A released or expired lease keeps its epoch, so the next acquisition is always one
+ * higher than every epoch before it and stale writers stay fenced out.
+ */
+export interface LeaseStorage {
   /**
    * Takes the session's lease when it has none or the current one has expired (at `now`). Each
    * successful acquisition has an epoch one higher than any before on that session. Returns null
    * when another live owner holds it. Atomic: of two racing callers, exactly one wins.
+   * When `owner` is an execution's id, that execution takes the lease once: not after it held one
+   * (epoch > 0), not once it has ended, and not from a process other than its recorded `pid`.
    */
   acquireLease(options: AcquireLeaseOptions): Promise<LeaseRecord | null>;
   /** Extends the lease if `epoch` is still current; false (and no change) otherwise. */
@@ -197,13 +181,20 @@ export interface Store {
   /** Drops the lease if `epoch` is still current; a no-op otherwise. */
   releaseLease(options: { sessionId: string; epoch: number }): Promise<void>;
   getLease(sessionId: string): Promise<LeaseRecord | null>;
+}
 
+/** Executions, listed in creation order. */
+export interface ExecutionStorage {
   createExecution(execution: { id: string; sessionId: string; now: number }): Promise<ExecutionRecord>;
   getExecution(id: string): Promise<ExecutionRecord | null>;
   listExecutions(sessionId: string): Promise<ExecutionRecord[]>;
   /** Executions in any of the given states, across sessions (the supervisor scans `starting`/`running`/`idle`/`stopping`). */
   listExecutionsByState(states: ExecutionState[]): Promise<ExecutionRecord[]>;
-  /** Fenced by `epoch` when given. */
+  /**
+   * Fenced by `epoch` when given. With `stateFrom`, the state changes only when the current state
+   * is one of those (the other fields change regardless): a worker's own transition (`idle`,
+   * `running`) never overwrites a stop someone else asked for meanwhile.
+   */
   updateExecution(
     id: string,
     patch: Partial<
@@ -211,9 +202,12 @@ export interface Store {
     > & {
       now: number;
     },
-    fence?: { epoch: number },
+    fence?: ExecutionFence,
   ): Promise<ExecutionRecord>;
+}
 
+/** The input journal, listed in the order inputs were accepted. */
+export interface InputStorage {
   /**
    * Journals a user input. Same `messageId` and same text: returns the existing input with
    * `created: false`. Same `messageId`, other text: `ConflictError`.
@@ -228,8 +222,8 @@ export interface Store {
   getInput(sessionId: string, messageId: string): Promise<InputRecord | null>;
   listInputs(sessionId: string, options?: { states?: DeliveryState[] }): Promise<InputRecord[]>;
   /**
-   * Moves inputs to `to` when their state is one of `from`; returns the inputs it changed.
-   * Fenced by `epoch` when given.
+   * Moves inputs to `to` when their state is one of `from`; returns the inputs it changed, in
+   * journal order. Fenced by `epoch` when given.
    */
   updateInputStates(options: {
     sessionId: string;
@@ -240,7 +234,10 @@ export interface Store {
     epoch?: number;
     now: number;
   }): Promise<InputRecord[]>;
+}
 
+/** The event journal: per-session cursors 1, 2, 3... with no gaps. */
+export interface EventStorage {
   /**
    * Appends events with the next cursors, in one transaction. Fenced by `epoch` when given.
    * Returns the stored records in order.
@@ -254,7 +251,10 @@ export interface Store {
   readEvents(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventRecord[]>;
   /** The highest cursor of the session, 0 when it has no events. */
   lastCursor(sessionId: string): Promise<number>;
+}
 
+/** Approvals and questions, listed in creation order. */
+export interface InteractionStorage {
   /** Fenced by `epoch` when given. Idempotent on `id`: a second create returns the first. */
   createInteraction(
     interaction: Omit<InteractionRecord, 'state' | 'answer' | 'answeredAt'>,
@@ -262,28 +262,38 @@ export interface Store {
   ): Promise<InteractionRecord>;
   getInteraction(id: string): Promise<InteractionRecord | null>;
   listInteractions(options?: { sessionId?: string; state?: InteractionState }): Promise<InteractionRecord[]>;
-  /** Records the answer if the interaction is pending; `ConflictError` if it was answered already. */
+  /**
+   * Records the answer if the interaction is pending; `ConflictError` if it was answered already.
+   * Not fenced: a person answers, not a worker.
+   */
   answerInteraction(id: string, answer: Record<string, unknown>, now: number): Promise<InteractionRecord>;
+}
 
-  /** The SDK SessionStore protocol: transcripts mirrored by `claude`, read back on resume. */
+/**
+ * The SDK SessionStore protocol: transcripts mirrored by `claude`, read back on resume. Subpath
+ * undefined is the main transcript.
+ */
+export interface TranscriptStorage {
   appendTranscript(key: TranscriptKey, entries: Record<string, unknown>[]): Promise<void>;
+  /** Null for a key that was never written. */
   loadTranscript(key: TranscriptKey): Promise<Record<string, unknown>[] | null>;
+  /** Main transcripts only, newest first, as the SDK's listSessions expects. */
   listTranscripts(projectKey: string): Promise<Array<{ sessionId: string; mtime: number }>>;
+  /** Deleting the main transcript deletes its subagent transcripts too, as the SDK's in-memory store does. */
   deleteTranscript(key: TranscriptKey): Promise<void>;
   listTranscriptSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]>;
+}
 
-  /** Creates or replaces the task with this id. */
-  saveA2aTask(task: Omit<A2aTaskRecord, 'updatedAt'> & { now: number }): Promise<void>;
-  getA2aTask(id: string): Promise<A2aTaskRecord | null>;
-  /** A page of tasks, newest status first (ties by id, descending), and how many match without paging. */
-  listA2aTasks(options?: ListA2aTasksOptions): Promise<{ tasks: A2aTaskRecord[]; total: number }>;
-  /** Creates or replaces the config with this task id and id; a replaced one keeps its place in the list. */
-  saveA2aPushConfig(config: Omit<A2aPushConfigRecord, 'createdAt'> & { now: number }): Promise<void>;
-  /** The task's configs in creation order. */
-  listA2aPushConfigs(taskId: string): Promise<A2aPushConfigRecord[]>;
-  /** Deletes one config, or all of the task's when `id` is omitted; unknown ones are a no-op. */
-  deleteA2aPushConfig(options: { taskId: string; id?: string }): Promise<void>;
-
+export interface Store
+  extends SessionStorage,
+    LeaseStorage,
+    ExecutionStorage,
+    InputStorage,
+    EventStorage,
+    InteractionStorage,
+    TranscriptStorage {
+  /** A short name of the implementation, such as `sqlite` or `postgres`. */
+  readonly kind: string;
   /** Cheap round-trip used by readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -12,8 +12,12 @@ import type { ClaudeConfig } from '../../src/config/claude-config.js';
 import { isProcessAlive } from '../../src/journal/process-identity.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { type A2aMount, type EngineTiming, mountA2a } from '../../src/server/a2a/index.js';
+import type { A2aStore } from '../../src/store/a2a-store.js';
+import { SqliteA2aStore } from '../../src/store/sqlite/sqlite-a2a-store.js';
 
-export type Env = Record<string, string | undefined>;
+import { assertIsolated, type Env } from './isolated-env.js';
+
+export type { Env };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -21,6 +25,8 @@ export interface A2aTestServer {
   readonly url: string;
   readonly runtime: Runtime;
   readonly a2a: A2aMount;
+  /** The A2A store the mount keeps its tasks in. */
+  readonly store: A2aStore;
   /** Stops listening, stops following tasks and closes the runtime; workers keep running. */
   close(): Promise<void>;
 }
@@ -40,11 +46,14 @@ export async function startA2aServer(options: {
   config?: Partial<ClaudeConfig>;
   timing?: Partial<EngineTiming>;
 }): Promise<A2aTestServer> {
+  assertIsolated(options.env);
   const runtime = await createRuntime({ dataDir: options.dataDir, env: options.env, pollMs: 25 });
+  const store = SqliteA2aStore.open({ path: runtime.paths.database });
   const app = new Hono();
   // No base URL: the card advertises the origin it was requested at.
   const a2a = mountA2a(app, {
     runtime,
+    store,
     agentCard: { name: 'agentd-test', description: 'agentd under test' },
     session: { cwd: options.cwd, ...(options.config ? { config: options.config } : {}) },
     timing: { pollMs: 25, livenessMs: 1000, ...options.timing },
@@ -58,10 +67,12 @@ export async function startA2aServer(options: {
     url,
     runtime,
     a2a,
+    store,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await a2a.close();
+      await store.close();
       await runtime.close();
     },
   };

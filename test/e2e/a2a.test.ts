@@ -18,6 +18,7 @@ import {
 import { type Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import { SqliteA2aStore } from '../../src/store/sqlite/sqlite-a2a-store.js';
 import {
   type RecordedRequest,
   requestText,
@@ -27,6 +28,7 @@ import {
   toolResults,
 } from '../../src/testing/index.js';
 import { type A2aTestServer, startA2aServer, startRecordingProxy, stopAllWorkers } from './a2a-harness.js';
+import { isolatedEnv } from './isolated-env.js';
 
 // A2A as a client sees it: the @a2a-js/sdk client (JSON-RPC and HTTP+JSON) and raw v0.3 JSON-RPC,
 // against mountA2a on a real HTTP server, a real runtime and store, detached workers running the
@@ -256,15 +258,6 @@ async function clientFor(url: string, transport: 'JSONRPC' | 'HTTP+JSON'): Promi
   return factory.createFromUrl(url);
 }
 
-/** The environment without the host's own credentials or agentd settings. */
-function cleanEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(ANTHROPIC_|CLAUDE_|AGENTD_)/.test(name) && name !== 'CLAUDECODE',
-    ),
-  );
-}
-
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'agentd-a2a-'));
   workDir = join(root, 'work');
@@ -272,7 +265,7 @@ beforeAll(async () => {
   writeFileSync(join(workDir, 'notes.txt'), 'the notes say hello\n');
   model = await startScriptedModel({ script });
   proxy = await startRecordingProxy(model.url);
-  env = { ...cleanEnv(), ...proxy.env() };
+  env = isolatedEnv(root, proxy.env());
   server = await startA2aServer({
     dataDir: join(root, 'data'),
     env,
@@ -890,9 +883,7 @@ describe('push notifications', () => {
       pageToken: '',
     });
     expect(left.configs.map((each) => each.id)).toEqual(['hook-2']);
-    expect((await server.runtime.store.listA2aPushConfigs(task.id)).map((each) => each.id)).toEqual([
-      'hook-2',
-    ]);
+    expect((await server.store.listA2aPushConfigs(task.id)).map((each) => each.id)).toEqual(['hook-2']);
   });
 });
 
@@ -916,9 +907,9 @@ describe('a server that dies during a task', () => {
   }
 
   async function storedTask(dataDir: string, taskId: string) {
-    const observer = await createRuntime({ dataDir, env });
+    const observer = SqliteA2aStore.open({ path: join(dataDir, 'agentd.db') });
     try {
-      return await observer.store.getA2aTask(taskId);
+      return await observer.getA2aTask(taskId);
     } finally {
       await observer.close();
     }

@@ -8,17 +8,21 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { createRuntime, type EventRecord, type Runtime } from '../../src/index.js';
 import { isProcessAlive, processStartTime } from '../../src/journal/process-identity.js';
 import type { RecordedRequest, Script, ScriptedModel, ScriptTurn } from '../../src/testing/index.js';
 import { startScriptedModel } from '../../src/testing/index.js';
+import { assertIsolated, type Env, isolatedEnv } from './isolated-env.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 export const cliEntry = join(repoRoot, 'bin', 'agentd.js');
 const parentFixture = join(repoRoot, 'test', 'e2e', 'fixtures', 'parent.ts');
+/** tsx by its path: a bare `--import tsx` resolves from the cwd, which is not the checkout. */
+const tsxLoader = import.meta.resolve('tsx');
 
-export type Env = Record<string, string | undefined>;
+export { type Env, isolatedEnv } from './isolated-env.js';
 
 /** A model turn asking the user `Which?` with the options A and B (AskUserQuestion). */
 export const askWhichTurn: ScriptTurn = {
@@ -42,8 +46,6 @@ export const askWhichTurn: ScriptTurn = {
     },
   ],
 };
-
-const sleep = (ms: number) => new Promise<void>((resolveSleep) => setTimeout(resolveSleep, ms));
 
 /** Waits until `probe` returns a truthy value and returns it; fails with `what` at the deadline. */
 export async function waitFor<T>(
@@ -74,7 +76,10 @@ export interface Harness {
   /** The agent's working directory (inside `root`). */
   cwd: string;
   model: ScriptedModel;
-  /** The environment the runtime gives its workers: the model's URL and key, plus `extraEnv`. */
+  /**
+   * The only environment the runtime, its workers, `claude` and the CLI get: a private home inside
+   * `root` (isolated-env.ts), the model's URL and key, plus `env`. None of the developer's shell.
+   */
   env: Env;
   runtime: Runtime;
   /** Another runtime on the same data directory, as a second agentd process would have. */
@@ -90,7 +95,7 @@ export async function createHarness(options: { script: Script; env?: Env }): Pro
   const cwd = join(root, 'work');
   mkdirSync(cwd, { recursive: true });
   const model = await startScriptedModel({ script: options.script });
-  const env: Env = { ...process.env, ...model.env(), ...options.env };
+  const env = isolatedEnv(root, { ...model.env(), ...options.env });
   const runtimes: Runtime[] = [];
   const children: ChildProcess[] = [];
   const openRuntime = async () => {
@@ -125,7 +130,8 @@ export async function createHarness(options: { script: Script; env?: Env }): Pro
 export async function killWorkers(dataDir: string): Promise<void> {
   let runtime: Runtime;
   try {
-    runtime = await createRuntime({ dataDir });
+    // No credentials or settings are needed to find and kill processes.
+    runtime = await createRuntime({ dataDir, env: {} });
   } catch {
     return;
   }
@@ -349,10 +355,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts `agentd ARGS…` as a user would, in its own process group. */
+/**
+ * Starts `agentd ARGS…` as a user would, in its own process group, with only `env` (an
+ * isolatedEnv) and in its private home: a command without `--cwd` never runs in the checkout.
+ */
 export function spawnCli(args: string[], env: Env): ChildProcess {
   return spawn(process.execPath, [cliEntry, ...args], {
-    cwd: repoRoot,
+    cwd: assertIsolated(env),
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -398,8 +407,8 @@ export interface ParentStarted {
  */
 export async function startParent(harness: Harness, prompt: string): Promise<ParentStarted> {
   const child = harness.track(
-    spawn(process.execPath, ['--import', 'tsx', parentFixture, harness.dataDir, harness.cwd, prompt], {
-      cwd: repoRoot,
+    spawn(process.execPath, ['--import', tsxLoader, parentFixture, harness.dataDir, harness.cwd, prompt], {
+      cwd: assertIsolated(harness.env),
       env: harness.env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

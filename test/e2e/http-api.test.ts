@@ -1,7 +1,16 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
@@ -25,19 +34,13 @@ import {
   type ScriptTurn,
   startScriptedModel,
 } from '../../src/testing/index.js';
+import { isolatedEnv } from './isolated-env.js';
 
 const token = 'test-token-4b1d9c0e7f';
 const repoRoot = join(import.meta.dirname, '..', '..');
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The environment without the host's own credentials or agentd settings. */
-function cleanEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => !/^(ANTHROPIC_|CLAUDE_|AGENTD_)/.test(name) && name !== 'CLAUDECODE',
-    ),
-  );
-}
+/** Only what the tests set: no credentials, settings or home of the developer's (isolated-env.ts). */
+const cleanEnv = () => isolatedEnv(root);
 
 /** Echoes what it is told; asked to "touch" a file, runs Bash `touch` (which needs an approval). */
 function testScript(request: RecordedRequest): ScriptTurn {
@@ -61,6 +64,7 @@ function workerLogs(root: string): string {
 
 let model: ScriptedModel;
 let server: RunningServer;
+let root: string;
 let dataDir: string;
 let workDir: string;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -190,8 +194,10 @@ async function stopAllWorkers(target: RunningServer): Promise<void> {
 
 beforeAll(async () => {
   model = await startScriptedModel({ script: testScript });
-  dataDir = mkdtempSync(join(tmpdir(), 'agentd-http-data-'));
-  workDir = mkdtempSync(join(tmpdir(), 'agentd-http-work-'));
+  root = mkdtempSync(join(tmpdir(), 'agentd-http-'));
+  dataDir = join(root, 'data');
+  workDir = join(root, 'work');
+  mkdirSync(workDir);
   server = await startServer({
     host: '127.0.0.1',
     port: 0,
@@ -210,8 +216,7 @@ afterAll(async () => {
     await server.close();
   }
   await model?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  rmSync(workDir, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
 });
 
 describe('HTTP API', () => {
@@ -586,10 +591,9 @@ describe('serve configurations', () => {
   it('without credentials (and without --offline) the server starts but refuses to start agents', async () => {
     const bare = await startServer({
       port: 0,
-      dataDir: mkdtempSync(join(tmpdir(), 'agentd-http-bare-')),
+      dataDir: join(root, 'bare'),
       env: cleanEnv(),
     });
-    cleanups.push(() => rmSync(bare.dataDir, { recursive: true, force: true }));
     try {
       const health = parsed(healthSchema, await (await fetch(`${bare.url}/health`)).json());
       expect(health.model).toBe('unconfigured');
@@ -620,6 +624,7 @@ describe('serve configurations', () => {
       [join(repoRoot, 'bin', 'agentd.js'), 'serve', '--host', '0.0.0.0', '--port', '0'],
       {
         env: { ...cleanEnv(), AGENTD_DATA_DIR: join(dataDir, 'unused') },
+        cwd: workDir,
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -638,6 +643,7 @@ describe('serve configurations', () => {
       [join(repoRoot, 'bin', 'agentd.js'), 'serve', '--port', '0', '--config', configFile],
       {
         env: { ...cleanEnv(), AGENTD_DATA_DIR: join(dataDir, 'unused') },
+        cwd: workDir,
         encoding: 'utf8',
       },
     );
@@ -646,12 +652,11 @@ describe('serve configurations', () => {
   });
 
   it('`agentd serve --offline` answers with the demo model when no credentials are set', async () => {
-    const offlineData = mkdtempSync(join(tmpdir(), 'agentd-http-offline-'));
-    cleanups.push(() => rmSync(offlineData, { recursive: true, force: true }));
+    const offlineData = join(root, 'offline');
     const child: ChildProcess = spawn(
       process.execPath,
       [join(repoRoot, 'bin', 'agentd.js'), 'serve', '--offline', '--port', '0', '--data-dir', offlineData],
-      { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: cleanEnv(), cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     cleanups.push(() => {

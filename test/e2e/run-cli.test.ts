@@ -11,6 +11,7 @@ import {
   startScriptedModel,
   toolResults,
 } from '../../src/testing/index.js';
+import { isolatedEnv } from './isolated-env.js';
 import { agentEvents, jsonLines, killLeftovers, runCli, spawnCli, waitFor } from './support/cli.js';
 
 // `agentd run` as a user types it: the built binary, the real `claude`, the scripted model.
@@ -30,21 +31,17 @@ const eventTypes: Record<AgentEventType, true> = {
   'claude.message': true,
 };
 
-let claudeConfigDir: string;
-let dataDir: string;
+let isolationRoot: string;
 let workDir: string;
 let model: ScriptedModel | undefined;
 
 beforeAll(async () => {
-  // claude keeps its sessions under CLAUDE_CONFIG_DIR; a private one keeps ~/.claude out of it.
-  claudeConfigDir = await mkdtemp(join(tmpdir(), 'agentd-e2e-claude-'));
-  // `agentd run` journals its sessions like any other: in a private data directory.
-  dataDir = await mkdtemp(join(tmpdir(), 'agentd-e2e-run-data-'));
+  // A private home, CLAUDE_CONFIG_DIR and data dir: claude's sessions and agentd's stay out of ~.
+  isolationRoot = await mkdtemp(join(tmpdir(), 'agentd-e2e-home-'));
 });
 
 afterAll(async () => {
-  await rm(claudeConfigDir, { recursive: true, force: true });
-  await rm(dataDir, { recursive: true, force: true });
+  await rm(isolationRoot, { recursive: true, force: true });
 });
 
 afterEach(async () => {
@@ -55,19 +52,9 @@ afterEach(async () => {
   workDir = '';
 });
 
-/** The parent's environment without any model credentials or agentd/claude settings of its own. */
+/** None of the developer's environment: no credentials, no settings, a private home. */
 function cleanEnv(): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(ANTHROPIC_|CLAUDE_|CLAUDECODE)/.test(name)) continue;
-    env[name] = value;
-  }
-  return {
-    ...env,
-    CLAUDE_CONFIG_DIR: claudeConfigDir,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    AGENTD_DATA_DIR: dataDir,
-  };
+  return isolatedEnv(isolationRoot);
 }
 
 async function setup(

@@ -12,6 +12,7 @@ import {
   dataOf,
   type Harness,
   isEvent,
+  isolatedEnv,
   isRunning,
   killGroup,
   readJournal,
@@ -27,8 +28,6 @@ afterEach(async () => {
   await harness?.cleanup();
   harness = undefined;
 });
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 describe('runtime: workers outlive their parent', () => {
   it('parent killed mid-stream: the worker goes on, a new runtime reattaches and reads every event', async () => {
@@ -156,14 +155,25 @@ describe('runtime: idle timeout', () => {
         },
         { text: 'made it' },
       ],
-      env: { AGENTD_IDLE_TIMEOUT_MS: '1500' },
+      // A short lease, renewed every half second: its renewals show the worker still at work.
+      env: { AGENTD_IDLE_TIMEOUT_MS: '1500', AGENTD_LEASE_TTL_MS: '1500' },
     });
     const h = harness;
     const { session } = await h.runtime.createSession({ prompt: 'make a file', cwd: h.cwd });
     const requested = (await readUntil(h.runtime, session.id, isEvent('interaction.requested'))).at(-1)!;
     const interaction = dataOf(requested).interaction as { id: string };
-    // Three idle timeouts pass while the approval is pending.
-    await sleep(4500);
+    // Three idle timeouts pass while the approval is pending: the worker renews its lease after
+    // them, and it never stopped in between.
+    const outcome = await waitFor(
+      async () => {
+        if ((await readJournal(h.runtime, session.id)).some(isEvent('execution.stopped'))) return 'stopped';
+        const lease = await h.runtime.store.getLease(session.id);
+        const renewedAt = lease ? lease.expiresAt - 1500 : 0;
+        return renewedAt > requested.createdAt + 3 * 1500 ? 'renewed' : undefined;
+      },
+      { what: 'a lease renewal three idle timeouts after the approval was requested' },
+    );
+    expect(outcome).toBe('renewed');
     const details = await h.runtime.getSession(session.id);
     expect(details.live?.state).toBe('running');
     expect((await readJournal(h.runtime, session.id)).some(isEvent('execution.stopped'))).toBe(false);
@@ -243,7 +253,7 @@ describe('runtime: a corrupt or foreign data file', () => {
     await expect(createRuntime({ dataDir: dir })).rejects.toSatisfy(
       (error) => error instanceof StoreError && error.code === 'store_corrupt',
     );
-    const result = await runCli(['sessions', '--data-dir', dir], process.env);
+    const result = await runCli(['sessions', '--data-dir', dir], isolatedEnv(dir));
     expect(result.code).not.toBe(0);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -263,7 +273,7 @@ describe('runtime: a corrupt or foreign data file', () => {
     await expect(createRuntime({ dataDir: dir })).rejects.toSatisfy(
       (error) => error instanceof StoreError && error.code === 'store_corrupt',
     );
-    const result = await runCli(['sessions', '--data-dir', dir], process.env);
+    const result = await runCli(['sessions', '--data-dir', dir], isolatedEnv(dir));
     expect(result.code).not.toBe(0);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(file)).toBe(true);
@@ -281,7 +291,7 @@ describe('runtime: a corrupt or foreign data file', () => {
     await expect(createRuntime({ dataDir: dir })).rejects.toSatisfy(
       (error) => error instanceof StoreError && error.code === 'store_foreign',
     );
-    const result = await runCli(['sessions', '--data-dir', dir, '--json'], process.env);
+    const result = await runCli(['sessions', '--data-dir', dir, '--json'], isolatedEnv(dir));
     expect(result.code).not.toBe(0);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);

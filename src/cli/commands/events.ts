@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { AgentEvent } from '../../backends/agent-event.js';
-import type { EventRecord } from '../../store/store.js';
+import { eventOf, type JournalRecord } from '../../journal/journal-event.js';
 import type { CliContext } from '../context.js';
 import { parseNonNegativeNumber } from '../options.js';
 import { HumanRenderer } from '../render.js';
@@ -12,30 +11,32 @@ interface EventsFlags extends DataDirFlags {
 }
 
 /** A journal line as a person reads it: agent events through the renderer, the rest in one line. */
-function renderRecord(record: EventRecord, renderer: HumanRenderer, context: CliContext) {
-  const data = record.data as Record<string, unknown>;
+function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: CliContext) {
   switch (record.type) {
     case 'input.accepted':
-      context.stdout.write(`[${record.cursor}] you: ${String(data.text)}\n`);
+      context.stdout.write(`[${record.cursor}] you: ${record.data.text}\n`);
       return;
     case 'interaction.requested': {
-      const interaction = data.interaction as { id: string; toolName: string; kind: string };
+      const { interaction } = record.data;
       context.stdout.write(
         `[${record.cursor}] waiting for ${interaction.kind}: ${interaction.toolName} (agentd approve ${interaction.id})\n`,
       );
       return;
     }
+    case 'execution.stopped':
+      context.stdout.write(`[${record.cursor}] ${record.type} (${record.data.reason})\n`);
+      return;
+    case 'execution.failed':
+      context.stdout.write(`[${record.cursor}] ${record.type} (${record.data.error.message})\n`);
+      return;
     case 'interaction.answered':
     case 'execution.started':
-    case 'execution.stopped':
-    case 'execution.failed':
     case 'work.settled':
-      context.stdout.write(
-        `[${record.cursor}] ${record.type}${data.reason ? ` (${String(data.reason)})` : ''}\n`,
-      );
+    case 'control.interrupt':
+      context.stdout.write(`[${record.cursor}] ${record.type}\n`);
       return;
     default:
-      renderer.render({ type: record.type, ...data } as AgentEvent);
+      renderer.render(eventOf(record));
   }
 }
 

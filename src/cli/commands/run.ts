@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { AgentBackend, PermissionHandler } from '../../backends/agent-backend.js';
-import type { AgentEvent } from '../../backends/agent-event.js';
-import type { EventRecord } from '../../store/store.js';
+import { eventOf, type JournalRecord } from '../../journal/journal-event.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
 import { type AgentFlags, addAgentOptions, configFromFlags } from '../options.js';
@@ -48,18 +47,32 @@ export function registerRun(program: Command, context: CliContext): void {
 }
 
 /** The exit code a turn's last event earns. */
-function outcomeOf(record: EventRecord): number | null {
-  if (record.type === 'agent.turn.completed') {
-    const { isError } = record.data as { isError?: boolean };
-    return isError ? exitCodes.failure : exitCodes.success;
-  }
+function outcomeOf(record: JournalRecord): number | null {
+  if (record.type === 'agent.turn.completed')
+    return record.data.isError ? exitCodes.failure : exitCodes.success;
   if (record.type === 'agent.error') {
-    const { error } = record.data as { error?: { code?: string } };
-    return error?.code === 'authentication' || error?.code === 'permission'
-      ? exitCodes.credentials
-      : exitCodes.failure;
+    const { code } = record.data.error;
+    return code === 'authentication' || code === 'permission' ? exitCodes.credentials : exitCodes.failure;
   }
   return null;
+}
+
+/** What a person sees of a run: the agent's events; the journal's own records are for `--json`. */
+function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
+  switch (record.type) {
+    case 'input.accepted':
+    case 'input.delivered':
+    case 'interaction.requested':
+    case 'interaction.answered':
+    case 'execution.started':
+    case 'execution.stopped':
+    case 'execution.failed':
+    case 'work.settled':
+    case 'control.interrupt':
+      return;
+    default:
+      renderer.render(eventOf(record));
+  }
 }
 
 /**
@@ -105,8 +118,7 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
           if (interruptWanted) void runtime.interrupt(sessionId);
         }
         if (flags.json) context.stdout.write(`${JSON.stringify(record)}\n`);
-        else if (record.type.startsWith('agent.') || record.type === 'session.started')
-          renderer.render({ type: record.type, ...(record.data as object) } as AgentEvent);
+        else renderRecord(record, renderer);
         const outcome = outcomeOf(record);
         if (outcome !== null) {
           exitCode = outcome;

@@ -92,7 +92,7 @@ export class AgentdExecutor implements AgentExecutor {
     // A worker that died while the person was asked does not come back on its own (DESIGN.md:
     // only an explicit resume starts one); an answer over A2A is that explicit request.
     await this.engine.ensureWorker(link.sessionId);
-    const after = await runtime.store.lastCursor(link.sessionId);
+    const after = await runtime.lastCursor(link.sessionId);
     const remaining = pending.filter((interaction) => !answered.has(interaction.id));
     if (remaining.length > 0) {
       const lead = 'Answered in part; still pending:';

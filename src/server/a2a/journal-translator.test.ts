@@ -1,18 +1,37 @@
 import { type TaskArtifactUpdateEvent, TaskState, type TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { AgentExecutionEvent } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
-import type { EventRecord, InteractionRecord } from '../../store/store.js';
+import type { JournalRecord } from '../../journal/journal-event.js';
+import { toJournalRecord } from '../../journal/read-journal.js';
+import type { InteractionRecord } from '../../store/store.js';
 import { TaskTranslator } from './journal-translator.js';
 
 let cursor = 0;
-const event = (type: string, data: Record<string, unknown> = {}): EventRecord => ({
-  sessionId: 'session-1',
-  cursor: ++cursor,
-  type,
-  data,
-  executionId: 'exec-1',
-  createdAt: 1_700_000_000_000 + cursor,
-});
+/** Fields each test leaves out, so that every event is a whole, valid journal record. */
+const defaults: Record<string, Record<string, unknown>> = {
+  'agent.message': { messageId: null },
+  'agent.tool_call': { detail: '', parentToolUseId: null },
+  'agent.error': { error: { message: '', transient: false } },
+  'execution.failed': {
+    executionId: 'exec-1',
+    error: { code: 'worker_died', message: '' },
+    uncertainInputIds: [],
+  },
+};
+
+/** A journal record, checked by the same validation as records read from the store. */
+const event = (type: string, data: Record<string, unknown> = {}): JournalRecord => {
+  const base = defaults[type] ?? {};
+  const error = base.error && data.error ? { error: { ...base.error, ...data.error } } : {};
+  return toJournalRecord({
+    sessionId: 'session-1',
+    cursor: ++cursor,
+    type,
+    data: { ...base, ...data, ...error },
+    executionId: 'exec-1',
+    createdAt: 1_700_000_000_000 + cursor,
+  });
+};
 
 const turn = (overrides: Record<string, unknown> = {}) => ({
   subtype: 'success',
@@ -21,7 +40,11 @@ const turn = (overrides: Record<string, unknown> = {}) => ({
   usage: { inputTokens: 100, outputTokens: 20, cacheReadInputTokens: 5, cacheCreationInputTokens: 0 },
   costUsd: 0.01,
   numTurns: 2,
+  durationMs: 400,
   durationApiMs: 300,
+  sessionId: 'native-1',
+  modelUsage: {},
+  inputIds: [],
   ...overrides,
 });
 
@@ -48,7 +71,7 @@ function summary(events: AgentExecutionEvent[]): string[] {
   });
 }
 
-function translate(translator: TaskTranslator, events: EventRecord[]) {
+function translate(translator: TaskTranslator, events: JournalRecord[]) {
   return events.flatMap((each) => translator.translate(each));
 }
 

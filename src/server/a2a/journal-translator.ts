@@ -1,6 +1,7 @@
 import { type Part, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutionEvent } from '@a2a-js/sdk/server';
-import type { EventRecord, InteractionRecord } from '../../store/store.js';
+import type { JournalPosition, JournalRecord } from '../../journal/journal-event.js';
+import type { InteractionRecord } from '../../store/store.js';
 import { inputRequiredParts } from './hitl.js';
 import { agentMessage, dataPart, kagentTypeKey, textPart } from './parts.js';
 import { cursorMetadata } from './task-metadata.js';
@@ -15,11 +16,8 @@ export interface TranslatorTask {
 
 type Phase = 'waiting' | 'running' | 'done';
 
-interface ErrorData {
-  code?: string;
-  message?: string;
-  transient?: boolean;
-}
+/** Where an A2A event comes from in the journal: its cursor and time. */
+type Position = Pick<JournalPosition, 'cursor' | 'createdAt'>;
 
 /**
  * Turns a session's journal into the A2A events of one task, deterministically: the same journal
@@ -62,13 +60,12 @@ export class TaskTranslator {
     return [...this.pending.values()];
   }
 
-  translate(event: EventRecord): AgentExecutionEvent[] {
+  translate(event: JournalRecord): AgentExecutionEvent[] {
     if (this.phase === 'done') return [];
-    const data = (event.data ?? {}) as Record<string, unknown>;
-    if (this.phase === 'waiting') return this.beforeDelivery(event, data);
+    if (this.phase === 'waiting') return this.beforeDelivery(event);
     switch (event.type) {
       case 'agent.message': {
-        const text = String(data.text ?? '');
+        const { text } = event.data;
         if (!text) return [];
         this.lastText = text;
         return [this.status(event, TaskState.TASK_STATE_WORKING, [textPart(text)])];
@@ -76,67 +73,61 @@ export class TaskTranslator {
       case 'agent.thinking':
         return [
           this.status(event, TaskState.TASK_STATE_WORKING, [
-            textPart(String(data.thinking ?? ''), { kagent_thought: true }),
+            textPart(event.data.thinking, { kagent_thought: true }),
           ]),
         ];
       case 'agent.tool_call': {
-        const id = String(data.toolUseId ?? '');
-        const name = String(data.name ?? '');
+        const { toolUseId: id, name, input } = event.data;
         this.toolNames.set(id, name);
-        const part = dataPart({ name, args: data.input ?? {}, id }, { [kagentTypeKey]: 'function_call' });
+        const part = dataPart({ name, args: input, id }, { [kagentTypeKey]: 'function_call' });
         return [this.status(event, TaskState.TASK_STATE_WORKING, [part])];
       }
       case 'agent.tool_result': {
-        const id = String(data.toolUseId ?? '');
+        const { toolUseId: id, content, isError } = event.data;
         const part = dataPart(
-          {
-            id,
-            name: this.toolNames.get(id) ?? '',
-            response: { result: data.content ?? '', isError: data.isError === true },
-          },
+          { id, name: this.toolNames.get(id) ?? '', response: { result: content, isError } },
           { [kagentTypeKey]: 'function_response' },
         );
         return [this.status(event, TaskState.TASK_STATE_WORKING, [part])];
       }
       case 'agent.retry': {
-        const error = (data.error ?? {}) as ErrorData;
-        const text = `retrying (attempt ${String(data.attempt)} of ${String(data.maxRetries)}) after ${error.code ?? 'an error'}: ${error.message ?? ''}`;
+        const { attempt, maxRetries, error } = event.data;
+        const text = `retrying (attempt ${attempt} of ${maxRetries}) after ${error.code}: ${error.message}`;
         return [this.status(event, TaskState.TASK_STATE_WORKING, [textPart(text)])];
       }
       case 'interaction.requested': {
-        const interaction = data.interaction as InteractionRecord | undefined;
-        if (!interaction?.id) return [];
+        const { interaction } = event.data;
         this.pending.set(interaction.id, interaction);
         return [this.inputRequired(event)];
       }
       case 'interaction.answered': {
-        const interaction = this.pending.get(String(data.interactionId ?? ''));
+        const interaction = this.pending.get(event.data.interactionId);
         if (!interaction) return [];
         this.pending.delete(interaction.id);
         if (this.pending.size > 0) return [this.inputRequired(event)];
         return [
           this.status(event, TaskState.TASK_STATE_WORKING, [
-            textPart(answeredText(interaction, data.answer)),
+            textPart(answeredText(interaction, event.data.answer)),
           ]),
         ];
       }
       case 'agent.turn.completed': {
-        this.lastTurn = data as unknown as TurnUsage;
-        if (data.isError === true) return [];
-        const result = typeof data.result === 'string' ? data.result : (this.lastText ?? '');
+        this.lastTurn = event.data;
+        if (event.data.isError) return [];
+        const result = event.data.result ?? this.lastText ?? '';
         return [this.artifact(event, result), this.finish(event, TaskState.TASK_STATE_COMPLETED)];
       }
       case 'agent.error': {
-        const error = (data.error ?? {}) as ErrorData;
+        const { error } = event.data;
         const state =
           error.code === 'cancelled' ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED;
-        return [this.finish(event, state, `${error.code ?? 'error'}: ${error.message ?? ''}`, error.code)];
+        return [this.finish(event, state, `${error.code}: ${error.message}`, error.code)];
       }
       case 'execution.failed': {
         if (this.pending.size > 0) return [];
-        const error = (data.error ?? {}) as ErrorData;
-        const text = `the worker failed during the turn (${error.code ?? 'error'}: ${error.message ?? ''}); the message's delivery is uncertain, send it again to retry`;
-        return [this.finish(event, TaskState.TASK_STATE_FAILED, text, error.code ?? 'worker_failed')];
+        const { error } = event.data;
+        const text = `the worker failed during the turn (${error.code}: ${error.message}); the message's delivery is uncertain, send it again to retry`;
+        return [this.finish(event, TaskState.TASK_STATE_FAILED, text, error.code)];
       }
       case 'execution.stopped':
         if (this.pending.size > 0) return [];
@@ -144,7 +135,7 @@ export class TaskTranslator {
           this.finish(
             event,
             TaskState.TASK_STATE_CANCELED,
-            `the session was stopped (${String(data.reason ?? 'stopped')})`,
+            `the session was stopped (${event.data.reason})`,
             'stopped',
           ),
         ];
@@ -159,7 +150,7 @@ export class TaskTranslator {
    */
   fail(options: { cursor: number; createdAt: number; message: string; code: string }): AgentExecutionEvent[] {
     if (this.phase === 'done') return [];
-    const event = { cursor: options.cursor, createdAt: options.createdAt } as EventRecord;
+    const event = { cursor: options.cursor, createdAt: options.createdAt };
     return [
       this.finish(
         event,
@@ -171,16 +162,15 @@ export class TaskTranslator {
     ];
   }
 
-  private beforeDelivery(event: EventRecord, data: Record<string, unknown>): AgentExecutionEvent[] {
-    if (event.type === 'input.delivered' && data.inputId === this.task.inputId) {
+  private beforeDelivery(event: JournalRecord): AgentExecutionEvent[] {
+    if (event.type === 'input.delivered' && event.data.inputId === this.task.inputId) {
       this.phase = 'running';
       return [];
     }
-    const uncertain = Array.isArray(data.uncertainInputIds) ? data.uncertainInputIds : [];
-    if (event.type === 'execution.failed' && uncertain.includes(this.task.inputId)) {
-      const error = (data.error ?? {}) as ErrorData;
-      const text = `the worker failed before the message was confirmed delivered (${error.code ?? 'error'}: ${error.message ?? ''}); send it again to retry`;
-      return [this.finish(event, TaskState.TASK_STATE_FAILED, text, error.code ?? 'worker_failed')];
+    if (event.type === 'execution.failed' && event.data.uncertainInputIds.includes(this.task.inputId)) {
+      const { error } = event.data;
+      const text = `the worker failed before the message was confirmed delivered (${error.code}: ${error.message}); send it again to retry`;
+      return [this.finish(event, TaskState.TASK_STATE_FAILED, text, error.code)];
     }
     return [];
   }
@@ -190,7 +180,7 @@ export class TaskTranslator {
   }
 
   private status(
-    event: Pick<EventRecord, 'cursor' | 'createdAt'>,
+    event: Position,
     state: TaskState,
     parts?: Part[],
     metadata: Record<string, unknown> = {},
@@ -209,7 +199,7 @@ export class TaskTranslator {
     });
   }
 
-  private inputRequired(event: EventRecord): AgentExecutionEvent {
+  private inputRequired(event: Position): AgentExecutionEvent {
     return this.status(
       event,
       TaskState.TASK_STATE_INPUT_REQUIRED,
@@ -217,7 +207,7 @@ export class TaskTranslator {
     );
   }
 
-  private artifact(event: EventRecord, text: string): AgentExecutionEvent {
+  private artifact(event: Position, text: string): AgentExecutionEvent {
     const { taskId, contextId } = this.task;
     return AgentEvent.artifactUpdate({
       taskId,
@@ -237,7 +227,7 @@ export class TaskTranslator {
   }
 
   private finish(
-    event: Pick<EventRecord, 'cursor' | 'createdAt'>,
+    event: Position,
     state: TaskState,
     text?: string,
     errorCode?: string,
@@ -250,12 +240,14 @@ export class TaskTranslator {
   }
 }
 
-function answeredText(interaction: InteractionRecord, answer: unknown): string {
-  const recorded = (answer ?? {}) as { decision?: string; reason?: string; answers?: Record<string, string> };
-  if (interaction.kind === 'question')
-    return `answered: ${Object.entries(recorded.answers ?? {})
-      .map(([question, value]) => `${question} → ${value}`)
+function answeredText(interaction: InteractionRecord, recorded: Record<string, unknown>): string {
+  if (interaction.kind === 'question') {
+    const answers = typeof recorded.answers === 'object' && recorded.answers ? recorded.answers : {};
+    return `answered: ${Object.entries(answers)
+      .map(([question, value]) => `${question} → ${String(value)}`)
       .join('; ')}`;
+  }
   if (recorded.decision === 'approve') return `approved ${interaction.toolName}`;
-  return `denied ${interaction.toolName}${recorded.reason ? `: ${recorded.reason}` : ''}`;
+  const reason = typeof recorded.reason === 'string' && recorded.reason ? `: ${recorded.reason}` : '';
+  return `denied ${interaction.toolName}${reason}`;
 }

@@ -7,6 +7,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
 import type { Runtime } from '../../runtime/runtime.js';
+import type { A2aStore } from '../../store/a2a-store.js';
 import { type AgentCardConfig, a2aPaths, buildAgentCard, parseAgentCardConfig } from './agent-card.js';
 import { AgentdExecutor } from './executor.js';
 import { type PushSenderOptions, RetryingPushNotificationSender } from './push-sender.js';
@@ -20,6 +21,8 @@ import { AgentdTaskStore } from './task-store.js';
 
 export interface MountA2aOptions {
   runtime: Runtime;
+  /** Where tasks and push configs are kept; its owner closes it, after the mount. */
+  store: A2aStore;
   /** The card's name, description, version and skills. @default agentd's own */
   agentCard?: AgentCardConfig | Record<string, unknown>;
   /**
@@ -59,7 +62,7 @@ const viaFollowers: PushNotificationSender = { send: async () => undefined };
 
 /**
  * Mounts A2A on a Hono app: JSON-RPC at `/` and `/a2a` (v1.0 and v0.3 method names), HTTP+JSON
- * under `/a2a/v1`, and the agent card at `/.well-known/agent-card.json`. Tasks live in the agentd
+ * under `/a2a/v1`, and the agent card at `/.well-known/agent-card.json`. Tasks live in the A2A
  * store; each A2A context is an agentd session; the work is the Runtime's.
  */
 export function mountA2a(app: Hono, options: MountA2aOptions): A2aMount {
@@ -71,8 +74,8 @@ export function mountA2a(app: Hono, options: MountA2aOptions): A2aMount {
       baseUrl: configured() || origin || 'http://localhost',
       bearer: options.bearerAuth ?? false,
     });
-  const taskStore = new AgentdTaskStore(runtime.store);
-  const pushStore = new AgentdPushNotificationStore(runtime.store);
+  const taskStore = new AgentdTaskStore(options.store);
+  const pushStore = new AgentdPushNotificationStore(options.store);
   const pushSender = new RetryingPushNotificationSender(pushStore, {
     ...options.push,
     ...(options.log && !options.push?.log ? { log: options.log } : {}),

@@ -5,11 +5,11 @@ import type {
   ServerCallContext,
   StoredPushNotificationConfig,
 } from '@a2a-js/sdk/server';
-import type { Store } from '../../store/store.js';
+import type { A2aStore } from '../../store/a2a-store.js';
 
 /** The SDK's `PushNotificationStore` on the agentd store: configs survive restarts with their tasks. */
 export class AgentdPushNotificationStore implements PushNotificationStore {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: A2aStore) {}
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {
     // The SDK reads the id the store assigns from the object it passed in.

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type StreamResponse, Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
+import { type StreamResponse, type Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
 import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   AgentEvent,
@@ -15,7 +15,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import type { InputRecord, SessionRecord } from '../../store/store.js';
 import { askedInteractionIds } from './hitl.js';
 import { TaskTranslator } from './journal-translator.js';
-import { agentMessage, isTerminal, openStates, textPart } from './parts.js';
+import { agentMessage, isTerminal, textPart } from './parts.js';
 import { TaskFollower } from './task-follower.js';
 import { type TaskLink, taskLink } from './task-metadata.js';
 import type { AgentdTaskStore } from './task-store.js';
@@ -108,7 +108,7 @@ export class TaskEngine {
 
   /** The input a message is, if its message id was used in the session before. */
   async existingInput(sessionId: string, messageId: string): Promise<InputRecord | null> {
-    return this.runtime.store.getInput(sessionId, messageId);
+    return this.runtime.getInput(sessionId, messageId);
   }
 
   /**
@@ -120,7 +120,7 @@ export class TaskEngine {
     options: { text: string; messageId: string; traceparent?: string },
   ): Promise<{ input: InputRecord; fromCursor: number }> {
     const existing = await this.existingInput(sessionId, options.messageId);
-    const before = existing ? undefined : await this.runtime.store.lastCursor(sessionId);
+    const before = existing ? undefined : await this.runtime.lastCursor(sessionId);
     const input = await this.runtime.send(sessionId, options);
     const fromCursor = before ?? (await this.acceptedCursor(sessionId, input.id)) - 1;
     return { input, fromCursor };
@@ -128,8 +128,7 @@ export class TaskEngine {
 
   private async acceptedCursor(sessionId: string, inputId: string): Promise<number> {
     for await (const event of this.runtime.events(sessionId)) {
-      if (event.type === 'input.accepted' && (event.data as { inputId?: string }).inputId === inputId)
-        return event.cursor;
+      if (event.type === 'input.accepted' && event.data.inputId === inputId) return event.cursor;
     }
     return 1;
   }
@@ -251,25 +250,13 @@ export class TaskEngine {
   async reconcile(): Promise<ReconcileReport> {
     const report: ReconcileReport = { tasks: [] };
     const found: Array<{ task: Task; follower?: TaskFollower }> = [];
-    let after: { statusTimestamp: string; id: string } | undefined;
-    for (;;) {
-      const { tasks } = await this.runtime.store.listA2aTasks({
-        states: openStates.map((state) => taskStateToJSON(state)),
-        limit: 200,
-        ...(after ? { after } : {}),
-      });
-      for (const record of tasks) {
-        const task = Task.fromJSON(record.task);
-        const link = taskLink(task);
-        if (link) found.push({ task, follower: this.follow(task, link) });
-        else {
-          await this.failUnlinked(task);
-          found.push({ task });
-        }
+    for await (const task of this.taskStore.openTasks()) {
+      const link = taskLink(task);
+      if (link) found.push({ task, follower: this.follow(task, link) });
+      else {
+        await this.failUnlinked(task);
+        found.push({ task });
       }
-      const last = tasks.at(-1);
-      if (tasks.length < 200 || !last) break;
-      after = { statusTimestamp: last.statusTimestamp, id: last.id };
     }
     await Promise.all(found.map(({ follower }) => follower?.caughtUp()));
     for (const { task } of found) {

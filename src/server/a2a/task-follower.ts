@@ -163,8 +163,8 @@ export class TaskFollower {
     const { runtime } = this.engine;
     const live = await runtime.liveExecution(this.link.sessionId);
     if (live || this.translator.started) return false;
-    const queued = await runtime.store.listInputs(this.link.sessionId, { states: ['accepted'] });
-    return queued.some((input) => input.id === this.link.inputId);
+    const inputs = await runtime.listInputs(this.link.sessionId);
+    return inputs.some((input) => input.id === this.link.inputId && input.state === 'accepted');
   }
 
   private async deliver(event: AgentExecutionEvent, cursor: number): Promise<void> {

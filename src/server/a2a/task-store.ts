@@ -1,9 +1,11 @@
 import { type ListTasksRequest, type ListTasksResponse, Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { TaskStore } from '@a2a-js/sdk/server';
-import type { Store } from '../../store/store.js';
+import type { A2aStore } from '../../store/a2a-store.js';
+import { openStates } from './parts.js';
 
 const defaultPageSize = 50;
+const openPageSize = 200;
 
 function encodePageToken(statusTimestamp: string, id: string): string {
   return Buffer.from(`${statusTimestamp}|${id}`).toString('base64');
@@ -22,7 +24,7 @@ function decodePageToken(token: string): { statusTimestamp: string; id: string }
  * tokens all stand for the same operator (see docs/decisions/0021-a2a-tasks-follow-the-journal.md).
  */
 export class AgentdTaskStore implements TaskStore {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: A2aStore) {}
 
   async save(task: Task): Promise<void> {
     await this.store.saveA2aTask({
@@ -66,5 +68,21 @@ export class AgentdTaskStore implements TaskStore {
       pageSize,
       totalSize: total,
     };
+  }
+
+  /** Every task that is not in a terminal state (or waiting for a person), read page by page. */
+  async *openTasks(): AsyncGenerator<Task> {
+    let after: { statusTimestamp: string; id: string } | undefined;
+    for (;;) {
+      const { tasks } = await this.store.listA2aTasks({
+        states: openStates.map((state) => taskStateToJSON(state)),
+        limit: openPageSize,
+        ...(after ? { after } : {}),
+      });
+      for (const record of tasks) yield Task.fromJSON(record.task);
+      const last = tasks.at(-1);
+      if (tasks.length < openPageSize || !last) return;
+      after = { statusTimestamp: last.statusTimestamp, id: last.id };
+    }
   }
 }

@@ -1,6 +1,13 @@
 import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
-import { ConflictError, InvalidInputError, StateError, StoreError } from '../../errors/index.js';
+import {
+  AgentdError,
+  ConflictError,
+  InvalidInputError,
+  StateError,
+  StoreError,
+  UnknownCommandError,
+} from '../../errors/index.js';
 import { toErrorResponse } from './errors.js';
 
 describe('toErrorResponse', () => {
@@ -11,6 +18,14 @@ describe('toErrorResponse', () => {
     });
     expect(toErrorResponse(new ConflictError('again')).status).toBe(409);
     expect(toErrorResponse(new StateError('archived')).status).toBe(409);
+  });
+
+  it("a user's mistake is a 400 with its own code, listed or not", () => {
+    expect(toErrorResponse(new UnknownCommandError('unknown command /x')).body.error.code).toBe(
+      'unknown_command',
+    );
+    const unlisted = toErrorResponse(new AgentdError({ code: 'skill_link', message: 'no', userError: true }));
+    expect(unlisted).toEqual({ status: 400, body: { error: { code: 'skill_link', message: 'no' } } });
   });
 
   it('hides server faults behind a 500 `internal` with no message or stack of its own', () => {

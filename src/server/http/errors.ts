@@ -18,6 +18,7 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   invalid_input: 400,
   invalid_config: 400,
   invalid_json: 400,
+  unknown_command: 400,
   unauthorized: 401,
   not_found: 404,
   conflict: 409,
@@ -42,10 +43,11 @@ function codeOfStatus(status: number): string {
 
 /** The wire form of an error: stable code, a message for people, never a stack trace. */
 export function toErrorResponse(error: unknown): { status: ContentfulStatusCode; body: ErrorBody } {
-  if (error instanceof AgentdError && statusByCode[error.code] !== undefined) {
+  // A user's mistake with a code not listed yet is still the user's: 400 with its own code, not a 500.
+  if (error instanceof AgentdError && (statusByCode[error.code] !== undefined || error.userError)) {
     const body: ErrorBody = { error: { code: error.code, message: error.message } };
     if (error.details !== undefined) body.error.details = error.details;
-    return { status: statusOf(error.code), body };
+    return { status: statusByCode[error.code] ?? 400, body };
   }
   if (error instanceof HTTPException && error.status < 500) {
     return {

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { EventRecord } from '../../store/store.js';
+import type { JournalRecord } from '../../journal/journal-event.js';
 import type { RouteContext } from './context.js';
 import { toErrorResponse } from './errors.js';
 import { eventsQuerySchema } from './schemas.js';
@@ -26,7 +26,7 @@ async function eventPage(context: Context, routes: RouteContext): Promise<Respon
   const query = readQuery(context, eventsQuerySchema);
   const after = query.after ?? 0;
   const limit = query.limit ?? defaultPageSize;
-  const events: EventRecord[] = [];
+  const events: JournalRecord[] = [];
   let hasMore = false;
   for await (const event of routes.runtime.events(context.req.param('id') ?? '', { after })) {
     if (events.length === limit) {

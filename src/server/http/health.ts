@@ -7,9 +7,9 @@ import type { RouteContext } from './context.js';
 async function workerCheck(context: RouteContext): Promise<{ storeOk: boolean; liveWorkers: number }> {
   const { runtime } = context;
   try {
-    await runtime.store.ping();
+    await runtime.ping();
     await runtime.reconcile();
-    const live = await runtime.store.listExecutionsByState([...liveExecutionStates]);
+    const live = await runtime.executionsInState(liveExecutionStates);
     return { storeOk: true, liveWorkers: live.length };
   } catch (error) {
     context.log?.(`health: store check failed: ${String(error)}`);
@@ -57,7 +57,7 @@ export function registerHealthRoutes(app: Hono, context: RouteContext): void {
       liveWorkers,
       maxLiveWorkers: context.maxLiveWorkers,
       pendingInteractions,
-      store: { kind: runtime.store.kind, status: storeOk ? ('ok' as const) : ('error' as const) },
+      store: { kind: runtime.storeKind, status: storeOk ? ('ok' as const) : ('error' as const) },
     };
     return c.json(body, storeOk ? 200 : 503);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { A2aTaskRecord, Store } from '../store.js';
+import type { A2aStore, A2aTaskRecord } from '../a2a-store.js';
 import { type ContractContext, uniqueId } from './contract-context.js';
 
 type NewTask = Omit<A2aTaskRecord, 'updatedAt'> & { now: number };
@@ -17,12 +17,12 @@ function task(overrides: Partial<NewTask> = {}): NewTask {
   };
 }
 
-async function ids(store: Store, options: Parameters<Store['listA2aTasks']>[0] = {}) {
+async function ids(store: A2aStore, options: Parameters<A2aStore['listA2aTasks']>[0] = {}) {
   const { tasks, total } = await store.listA2aTasks(options);
   return { ids: tasks.map((record) => record.id), total };
 }
 
-export function describeA2aContract(context: ContractContext): void {
+export function describeA2aContract(context: ContractContext<A2aStore>): void {
   describe('a2a tasks', () => {
     it('saveA2aTask: stores the task as given and getA2aTask reads it back', async () => {
       const store = context.store();

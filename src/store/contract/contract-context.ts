@@ -1,17 +1,19 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { NewSession, SessionRecord, Store } from '../store.js';
 
-/** What every part of the store contract gets: the store under test, fresh for each test. */
-export interface ContractContext {
-  store(): Store;
+/** What every part of a store contract gets: the store under test, fresh for each test. */
+export interface ContractContext<S = Store> {
+  store(): S;
 }
 
 /**
  * Opens a store before each test and closes it after. `createStore` must return an empty store:
  * the list tests count what they see.
  */
-export function useFreshStore(createStore: () => Promise<Store>): ContractContext {
-  let current: Store | undefined;
+export function useFreshStore<S extends { close(): Promise<void> }>(
+  createStore: () => Promise<S>,
+): ContractContext<S> {
+  let current: S | undefined;
   beforeEach(async () => {
     current = await createStore();
   });

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { StoreError } from '../../errors/agentd-error.js';
+import type { A2aPushConfigRecord, A2aTaskRecord } from '../a2a-store.js';
 import {
-  type A2aPushConfigRecord,
-  type A2aTaskRecord,
   deliveryStates,
   type EventRecord,
   type ExecutionRecord,

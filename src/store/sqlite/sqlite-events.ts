@@ -1,67 +1,62 @@
 import { NotFoundError } from '../../errors/agentd-error.js';
-import type { EventRecord, NewEvent } from '../store.js';
+import type { EventRecord, EventStorage } from '../store.js';
 import { toEventRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { assertFence } from './sqlite-leases.js';
 
-/** The event journal on SQLite: per-session cursors 1, 2, 3... with no gaps. */
-export class SqliteEvents {
-  readonly #connection: SqliteConnection;
-
-  constructor(connection: SqliteConnection) {
-    this.#connection = connection;
-  }
-
-  append(sessionId: string, events: NewEvent[], options: { epoch?: number; now: number }): EventRecord[] {
-    const connection = this.#connection;
-    return connection.write(() => {
-      assertFence(connection, { sessionId, epoch: options.epoch });
-      // The session's counter is bumped under the IMMEDIATE transaction's write lock: no other writer,
-      // in this process or another, can take the same cursors, and a rollback leaves no gap.
-      const bumped = connection
-        .statement('UPDATE sessions SET last_cursor = last_cursor + ? WHERE id = ? RETURNING last_cursor')
-        .get(events.length, sessionId) as { last_cursor: number } | undefined;
-      if (bumped === undefined) {
-        throw new NotFoundError(`session ${sessionId} does not exist`, { sessionId });
-      }
-      const insert = connection.statement(
-        `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)
+/** The event journal on SQLite. */
+export function sqliteEvents(connection: SqliteConnection): EventStorage {
+  return {
+    async appendEvents(sessionId, events, options) {
+      return connection.write(() => {
+        assertFence(connection, { sessionId, epoch: options.epoch });
+        // The session's counter is bumped under the IMMEDIATE transaction's write lock: no other writer,
+        // in this process or another, can take the same cursors, and a rollback leaves no gap.
+        const bumped = connection
+          .statement('UPDATE sessions SET last_cursor = last_cursor + ? WHERE id = ? RETURNING last_cursor')
+          .get(events.length, sessionId) as { last_cursor: number } | undefined;
+        if (bumped === undefined) {
+          throw new NotFoundError(`session ${sessionId} does not exist`, { sessionId });
+        }
+        const insert = connection.statement(
+          `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)
          VALUES (?, ?, ?, ?, ?, ?)`,
-      );
-      let cursor = bumped.last_cursor - events.length;
-      return events.map((event): EventRecord => {
-        cursor += 1;
-        const data = JSON.stringify(event.data) ?? 'null';
-        const executionId = event.executionId ?? null;
-        insert.run(sessionId, cursor, event.type, data, executionId, options.now);
-        // Hand back what a read will return (a JSON round trip), not the caller's own object.
-        return {
-          sessionId,
-          cursor,
-          type: event.type,
-          data: JSON.parse(data),
-          executionId,
-          createdAt: options.now,
-        };
+        );
+        let cursor = bumped.last_cursor - events.length;
+        return events.map((event): EventRecord => {
+          cursor += 1;
+          const data = JSON.stringify(event.data) ?? 'null';
+          const executionId = event.executionId ?? null;
+          insert.run(sessionId, cursor, event.type, data, executionId, options.now);
+          // Hand back what a read will return (a JSON round trip), not the caller's own object.
+          return {
+            sessionId,
+            cursor,
+            type: event.type,
+            data: JSON.parse(data),
+            executionId,
+            createdAt: options.now,
+          };
+        });
       });
-    });
-  }
+    },
 
-  read(sessionId: string, options: { after?: number; limit?: number }): EventRecord[] {
-    return this.#connection.read(() =>
-      this.#connection
-        .statement('SELECT * FROM events WHERE session_id = ? AND cursor > ? ORDER BY cursor LIMIT ?')
-        .all(sessionId, options.after ?? 0, Math.max(0, options.limit ?? 1000))
-        .map(toEventRecord),
-    );
-  }
+    async readEvents(sessionId, options = {}) {
+      return connection.read(() =>
+        connection
+          .statement('SELECT * FROM events WHERE session_id = ? AND cursor > ? ORDER BY cursor LIMIT ?')
+          .all(sessionId, options.after ?? 0, Math.max(0, options.limit ?? 1000))
+          .map(toEventRecord),
+      );
+    },
 
-  lastCursor(sessionId: string): number {
-    return this.#connection.read(() => {
-      const row = this.#connection
-        .statement('SELECT last_cursor FROM sessions WHERE id = ?')
-        .get(sessionId) as { last_cursor: number } | undefined;
-      return row?.last_cursor ?? 0;
-    });
-  }
+    async lastCursor(sessionId) {
+      return connection.read(() => {
+        const row = connection.statement('SELECT last_cursor FROM sessions WHERE id = ?').get(sessionId) as
+          | { last_cursor: number }
+          | undefined;
+        return row?.last_cursor ?? 0;
+      });
+    },
+  };
 }

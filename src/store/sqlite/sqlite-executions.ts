@@ -1,89 +1,80 @@
 import { ConflictError, NotFoundError } from '../../errors/agentd-error.js';
-import type { ExecutionRecord, ExecutionState } from '../store.js';
+import type { ExecutionRecord, ExecutionStorage } from '../store.js';
 import { toExecutionRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { assertFence } from './sqlite-leases.js';
 import { requireSession } from './sqlite-sessions.js';
 
-type ExecutionPatch = Partial<
-  Pick<ExecutionRecord, 'state' | 'epoch' | 'pid' | 'processStartTime' | 'error' | 'endedAt'>
-> & { now: number };
-
-/** Executions on SQLite, listed in creation order. */
-export class SqliteExecutions {
-  readonly #connection: SqliteConnection;
-
-  constructor(connection: SqliteConnection) {
-    this.#connection = connection;
-  }
-
-  create(execution: { id: string; sessionId: string; now: number }): ExecutionRecord {
-    const connection = this.#connection;
-    return connection.write(() => {
-      requireSession(connection, execution.sessionId);
-      if (connection.statement('SELECT 1 FROM executions WHERE id = ?').get(execution.id) !== undefined) {
-        throw new ConflictError(`execution ${execution.id} already exists`, { executionId: execution.id });
-      }
-      connection
-        .statement(
-          `INSERT INTO executions (id, session_id, state, epoch, created_at, updated_at)
+/** Executions on SQLite. */
+export function sqliteExecutions(connection: SqliteConnection): ExecutionStorage {
+  return {
+    async createExecution(execution) {
+      return connection.write(() => {
+        requireSession(connection, execution.sessionId);
+        if (connection.statement('SELECT 1 FROM executions WHERE id = ?').get(execution.id) !== undefined) {
+          throw new ConflictError(`execution ${execution.id} already exists`, { executionId: execution.id });
+        }
+        connection
+          .statement(
+            `INSERT INTO executions (id, session_id, state, epoch, created_at, updated_at)
            VALUES (@id, @sessionId, 'starting', 0, @now, @now)`,
-        )
-        .run({ id: execution.id, sessionId: execution.sessionId, now: execution.now });
-      return requireExecution(connection, execution.id);
-    });
-  }
+          )
+          .run({ id: execution.id, sessionId: execution.sessionId, now: execution.now });
+        return requireExecution(connection, execution.id);
+      });
+    },
 
-  get(id: string): ExecutionRecord | null {
-    return this.#connection.read(() => {
-      const row = this.#connection.statement('SELECT * FROM executions WHERE id = ?').get(id);
-      return row === undefined ? null : toExecutionRecord(row);
-    });
-  }
+    async getExecution(id) {
+      return connection.read(() => {
+        const row = connection.statement('SELECT * FROM executions WHERE id = ?').get(id);
+        return row === undefined ? null : toExecutionRecord(row);
+      });
+    },
 
-  list(sessionId: string): ExecutionRecord[] {
-    return this.#connection.read(() =>
-      this.#connection
-        .statement('SELECT * FROM executions WHERE session_id = ? ORDER BY seq')
-        .all(sessionId)
-        .map(toExecutionRecord),
-    );
-  }
+    async listExecutions(sessionId) {
+      return connection.read(() =>
+        connection
+          .statement('SELECT * FROM executions WHERE session_id = ? ORDER BY seq')
+          .all(sessionId)
+          .map(toExecutionRecord),
+      );
+    },
 
-  listByState(states: ExecutionState[]): ExecutionRecord[] {
-    return this.#connection.read(() =>
-      this.#connection
-        .statement('SELECT * FROM executions WHERE state IN (SELECT value FROM json_each(?)) ORDER BY seq')
-        .all(JSON.stringify(states))
-        .map(toExecutionRecord),
-    );
-  }
+    async listExecutionsByState(states) {
+      return connection.read(() =>
+        connection
+          .statement('SELECT * FROM executions WHERE state IN (SELECT value FROM json_each(?)) ORDER BY seq')
+          .all(JSON.stringify(states))
+          .map(toExecutionRecord),
+      );
+    },
 
-  update(id: string, patch: ExecutionPatch, fence?: { epoch: number }): ExecutionRecord {
-    const connection = this.#connection;
-    return connection.write(() => {
-      const current = requireExecution(connection, id);
-      assertFence(connection, { sessionId: current.sessionId, epoch: fence?.epoch });
-      connection
-        .statement(
-          `UPDATE executions SET state = @state, epoch = @epoch, pid = @pid,
+    async updateExecution(id, patch, fence) {
+      return connection.write(() => {
+        const current = requireExecution(connection, id);
+        assertFence(connection, { sessionId: current.sessionId, epoch: fence?.epoch });
+        const stateMayChange = fence?.stateFrom === undefined || fence.stateFrom.includes(current.state);
+        connection
+          .statement(
+            `UPDATE executions SET state = @state, epoch = @epoch, pid = @pid,
              process_start_time = @processStartTime, error = @error, ended_at = @endedAt, updated_at = @now
            WHERE id = @id`,
-        )
-        .run({
-          id,
-          state: patch.state ?? current.state,
-          epoch: patch.epoch ?? current.epoch,
-          pid: patch.pid === undefined ? current.pid : patch.pid,
-          processStartTime:
-            patch.processStartTime === undefined ? current.processStartTime : patch.processStartTime,
-          error: jsonOrNull(patch.error === undefined ? current.error : patch.error),
-          endedAt: patch.endedAt === undefined ? current.endedAt : patch.endedAt,
-          now: patch.now,
-        });
-      return requireExecution(connection, id);
-    });
-  }
+          )
+          .run({
+            id,
+            state: (stateMayChange ? patch.state : undefined) ?? current.state,
+            epoch: patch.epoch ?? current.epoch,
+            pid: patch.pid === undefined ? current.pid : patch.pid,
+            processStartTime:
+              patch.processStartTime === undefined ? current.processStartTime : patch.processStartTime,
+            error: jsonOrNull(patch.error === undefined ? current.error : patch.error),
+            endedAt: patch.endedAt === undefined ? current.endedAt : patch.endedAt,
+            now: patch.now,
+          });
+        return requireExecution(connection, id);
+      });
+    },
+  };
 }
 
 function requireExecution(connection: SqliteConnection, id: string): ExecutionRecord {

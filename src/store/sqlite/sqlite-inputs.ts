@@ -1,112 +1,95 @@
 import { ConflictError } from '../../errors/agentd-error.js';
-import type { DeliveryState, InputRecord } from '../store.js';
+import type { InputStorage } from '../store.js';
 import { toInputRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { assertFence } from './sqlite-leases.js';
 import { requireSession } from './sqlite-sessions.js';
 
-/** The input journal on SQLite, listed in the order inputs were accepted. */
-export class SqliteInputs {
-  readonly #connection: SqliteConnection;
-
-  constructor(connection: SqliteConnection) {
-    this.#connection = connection;
-  }
-
-  add(input: { id: string; sessionId: string; messageId: string; text: string; now: number }): {
-    input: InputRecord;
-    created: boolean;
-  } {
-    const connection = this.#connection;
-    return connection.write(() => {
-      requireSession(connection, input.sessionId);
-      const row = connection
-        .statement('SELECT * FROM inputs WHERE session_id = ? AND message_id = ?')
-        .get(input.sessionId, input.messageId);
-      if (row !== undefined) {
-        const existing = toInputRecord(row);
-        if (existing.text !== input.text) {
-          throw new ConflictError(
-            `message id ${input.messageId} was already used in session ${input.sessionId} with other text`,
-            { sessionId: input.sessionId, messageId: input.messageId, inputId: existing.id },
-          );
+/** The input journal on SQLite. */
+export function sqliteInputs(connection: SqliteConnection): InputStorage {
+  return {
+    async addInput(input) {
+      return connection.write(() => {
+        requireSession(connection, input.sessionId);
+        const row = connection
+          .statement('SELECT * FROM inputs WHERE session_id = ? AND message_id = ?')
+          .get(input.sessionId, input.messageId);
+        if (row !== undefined) {
+          const existing = toInputRecord(row);
+          if (existing.text !== input.text) {
+            throw new ConflictError(
+              `message id ${input.messageId} was already used in session ${input.sessionId} with other text`,
+              { sessionId: input.sessionId, messageId: input.messageId, inputId: existing.id },
+            );
+          }
+          return { input: existing, created: false };
         }
-        return { input: existing, created: false };
-      }
-      if (connection.statement('SELECT 1 FROM inputs WHERE id = ?').get(input.id) !== undefined) {
-        throw new ConflictError(`input ${input.id} already exists`, { inputId: input.id });
-      }
-      const inserted = connection
-        .statement(
-          `INSERT INTO inputs (id, session_id, message_id, text, state, created_at, updated_at)
+        if (connection.statement('SELECT 1 FROM inputs WHERE id = ?').get(input.id) !== undefined) {
+          throw new ConflictError(`input ${input.id} already exists`, { inputId: input.id });
+        }
+        const inserted = connection
+          .statement(
+            `INSERT INTO inputs (id, session_id, message_id, text, state, created_at, updated_at)
            VALUES (@id, @sessionId, @messageId, @text, 'accepted', @now, @now)
            RETURNING *`,
-        )
-        .get({
-          id: input.id,
-          sessionId: input.sessionId,
-          messageId: input.messageId,
-          text: input.text,
-          now: input.now,
-        });
-      return { input: toInputRecord(inserted), created: true };
-    });
-  }
+          )
+          .get({
+            id: input.id,
+            sessionId: input.sessionId,
+            messageId: input.messageId,
+            text: input.text,
+            now: input.now,
+          });
+        return { input: toInputRecord(inserted), created: true };
+      });
+    },
 
-  get(sessionId: string, messageId: string): InputRecord | null {
-    return this.#connection.read(() => {
-      const row = this.#connection
-        .statement('SELECT * FROM inputs WHERE session_id = ? AND message_id = ?')
-        .get(sessionId, messageId);
-      return row === undefined ? null : toInputRecord(row);
-    });
-  }
+    async getInput(sessionId, messageId) {
+      return connection.read(() => {
+        const row = connection
+          .statement('SELECT * FROM inputs WHERE session_id = ? AND message_id = ?')
+          .get(sessionId, messageId);
+        return row === undefined ? null : toInputRecord(row);
+      });
+    },
 
-  list(sessionId: string, options: { states?: DeliveryState[] }): InputRecord[] {
-    return this.#connection.read(() =>
-      this.#connection
-        .statement(
-          `SELECT * FROM inputs WHERE session_id = @sessionId
+    async listInputs(sessionId, options = {}) {
+      return connection.read(() =>
+        connection
+          .statement(
+            `SELECT * FROM inputs WHERE session_id = @sessionId
              AND (@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
            ORDER BY seq`,
-        )
-        .all({ sessionId, states: options.states === undefined ? null : JSON.stringify(options.states) })
-        .map(toInputRecord),
-    );
-  }
+          )
+          .all({ sessionId, states: options.states === undefined ? null : JSON.stringify(options.states) })
+          .map(toInputRecord),
+      );
+    },
 
-  updateStates(options: {
-    sessionId: string;
-    inputIds: string[];
-    from: DeliveryState[];
-    to: DeliveryState;
-    executionId?: string | null;
-    epoch?: number;
-    now: number;
-  }): InputRecord[] {
-    const connection = this.#connection;
-    return connection.write(() => {
-      assertFence(connection, { sessionId: options.sessionId, epoch: options.epoch });
-      const rows = connection
-        .statement(
-          `UPDATE inputs SET state = @to, updated_at = @now,
+    async updateInputStates(options) {
+      return connection.write(() => {
+        assertFence(connection, { sessionId: options.sessionId, epoch: options.epoch });
+        const rows = connection
+          .statement(
+            `UPDATE inputs SET state = @to, updated_at = @now,
              execution_id = CASE WHEN @setExecution THEN @executionId ELSE execution_id END
            WHERE session_id = @sessionId
              AND id IN (SELECT value FROM json_each(@inputIds))
              AND state IN (SELECT value FROM json_each(@from))
            RETURNING *`,
-        )
-        .all({
-          sessionId: options.sessionId,
-          inputIds: JSON.stringify(options.inputIds),
-          from: JSON.stringify(options.from),
-          to: options.to,
-          setExecution: options.executionId === undefined ? 0 : 1,
-          executionId: options.executionId ?? null,
-          now: options.now,
-        }) as Array<{ seq: number }>;
-      // RETURNING has no defined order; callers expect journal order.
-      return rows.sort((left, right) => left.seq - right.seq).map(toInputRecord);
-    });
-  }
+          )
+          .all({
+            sessionId: options.sessionId,
+            inputIds: JSON.stringify(options.inputIds),
+            from: JSON.stringify(options.from),
+            to: options.to,
+            setExecution: options.executionId === undefined ? 0 : 1,
+            executionId: options.executionId ?? null,
+            now: options.now,
+          }) as Array<{ seq: number }>;
+        // RETURNING has no defined order; callers expect journal order.
+        return rows.sort((left, right) => left.seq - right.seq).map(toInputRecord);
+      });
+    },
+  };
 }

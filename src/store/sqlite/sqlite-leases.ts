@@ -1,80 +1,95 @@
 import { LeaseLostError } from '../../errors/agentd-error.js';
-import type { AcquireLeaseOptions, LeaseRecord } from '../store.js';
+import type { AcquireLeaseOptions, LeaseRecord, LeaseStorage } from '../store.js';
 import { toLeaseRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { requireSession } from './sqlite-sessions.js';
 
-/**
- * Session leases on SQLite. A released or expired lease keeps its row and epoch, so the next
- * acquisition is always one higher than every epoch before it and stale writers stay fenced out.
- */
-export class SqliteLeases {
-  readonly #connection: SqliteConnection;
-
-  constructor(connection: SqliteConnection) {
-    this.#connection = connection;
-  }
-
-  acquire(options: AcquireLeaseOptions): LeaseRecord | null {
-    const connection = this.#connection;
-    return connection.write(() => {
-      requireSession(connection, options.sessionId);
-      const row = connection
-        .statement('SELECT owner, epoch, expires_at FROM leases WHERE session_id = ?')
-        .get(options.sessionId) as { owner: string | null; epoch: number; expires_at: number } | undefined;
-      if (row !== undefined && row.owner !== null && row.expires_at > options.now) {
-        return null;
-      }
-      const lease: LeaseRecord = {
-        sessionId: options.sessionId,
-        owner: options.owner,
-        epoch: (row?.epoch ?? 0) + 1,
-        expiresAt: options.now + options.ttlMs,
-        pid: options.pid,
-        processStartTime: options.processStartTime,
-      };
-      connection
-        .statement(
-          `INSERT INTO leases (session_id, owner, epoch, expires_at, pid, process_start_time)
+/** Session leases on SQLite: a released or expired lease keeps its row, and so its epoch. */
+export function sqliteLeases(connection: SqliteConnection): LeaseStorage {
+  return {
+    async acquireLease(options) {
+      return connection.write(() => {
+        requireSession(connection, options.sessionId);
+        const row = connection
+          .statement('SELECT owner, epoch, expires_at FROM leases WHERE session_id = ?')
+          .get(options.sessionId) as { owner: string | null; epoch: number; expires_at: number } | undefined;
+        if (row !== undefined && row.owner !== null && row.expires_at > options.now) {
+          return null;
+        }
+        if (!executionMayTakeLease(connection, options)) {
+          return null;
+        }
+        const lease: LeaseRecord = {
+          sessionId: options.sessionId,
+          owner: options.owner,
+          epoch: (row?.epoch ?? 0) + 1,
+          expiresAt: options.now + options.ttlMs,
+          pid: options.pid,
+          processStartTime: options.processStartTime,
+        };
+        connection
+          .statement(
+            `INSERT INTO leases (session_id, owner, epoch, expires_at, pid, process_start_time)
            VALUES (@sessionId, @owner, @epoch, @expiresAt, @pid, @processStartTime)
            ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, epoch = excluded.epoch,
              expires_at = excluded.expires_at, pid = excluded.pid,
              process_start_time = excluded.process_start_time`,
-        )
-        .run(lease);
-      return lease;
-    });
-  }
+          )
+          .run(lease);
+        return lease;
+      });
+    },
 
-  renew(options: { sessionId: string; epoch: number; ttlMs: number; now: number }): boolean {
-    return this.#connection.write(() => {
-      const result = this.#connection
-        .statement(
-          `UPDATE leases SET expires_at = @expiresAt
+    async renewLease(options) {
+      return connection.write(() => {
+        const result = connection
+          .statement(
+            `UPDATE leases SET expires_at = @expiresAt
            WHERE session_id = @sessionId AND epoch = @epoch AND owner IS NOT NULL`,
-        )
-        .run({ sessionId: options.sessionId, epoch: options.epoch, expiresAt: options.now + options.ttlMs });
-      return result.changes === 1;
-    });
-  }
+          )
+          .run({
+            sessionId: options.sessionId,
+            epoch: options.epoch,
+            expiresAt: options.now + options.ttlMs,
+          });
+        return result.changes === 1;
+      });
+    },
 
-  release(options: { sessionId: string; epoch: number }): void {
-    this.#connection.write(() => {
-      this.#connection
-        .statement(
-          `UPDATE leases SET owner = NULL, expires_at = 0, pid = NULL, process_start_time = NULL
+    async releaseLease(options) {
+      connection.write(() => {
+        connection
+          .statement(
+            `UPDATE leases SET owner = NULL, expires_at = 0, pid = NULL, process_start_time = NULL
            WHERE session_id = @sessionId AND epoch = @epoch`,
-        )
-        .run({ sessionId: options.sessionId, epoch: options.epoch });
-    });
-  }
+          )
+          .run({ sessionId: options.sessionId, epoch: options.epoch });
+      });
+    },
 
-  get(sessionId: string): LeaseRecord | null {
-    return this.#connection.read(() => {
-      const row = this.#connection.statement('SELECT * FROM leases WHERE session_id = ?').get(sessionId);
-      return row === undefined ? null : toLeaseRecord(row);
-    });
+    async getLease(sessionId) {
+      return connection.read(() => {
+        const row = connection.statement('SELECT * FROM leases WHERE session_id = ?').get(sessionId);
+        return row === undefined ? null : toLeaseRecord(row);
+      });
+    },
+  };
+}
+
+/**
+ * An execution takes its session's lease once, from its own process: a second process started for
+ * the same execution, or one started after it ended, must not take over its session. An owner that
+ * names no execution (the contract tests) is not checked.
+ */
+function executionMayTakeLease(connection: SqliteConnection, options: AcquireLeaseOptions): boolean {
+  const execution = connection
+    .statement('SELECT state, epoch, pid FROM executions WHERE id = ?')
+    .get(options.owner) as { state: string; epoch: number; pid: number | null } | undefined;
+  if (execution === undefined) {
+    return true;
   }
+  const fresh = execution.epoch === 0 && (execution.state === 'starting' || execution.state === 'stopping');
+  return fresh && (execution.pid === null || execution.pid === options.pid);
 }
 
 /**

@@ -1,106 +1,96 @@
 import { ConflictError, NotFoundError } from '../../errors/agentd-error.js';
 import { jsonEqual } from '../json-equal.js';
-import type { NewSession, SessionRecord, SessionState } from '../store.js';
+import type { NewSession, SessionRecord, SessionStorage } from '../store.js';
 import { toSessionRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 
-/** Sessions on SQLite; see `Store` for the behaviour of each method. */
-export class SqliteSessions {
-  readonly #connection: SqliteConnection;
-
-  constructor(connection: SqliteConnection) {
-    this.#connection = connection;
-  }
-
-  create(session: NewSession): { session: SessionRecord; created: boolean } {
-    const connection = this.#connection;
-    return connection.write(() => {
-      const launchId = session.launchId ?? null;
-      if (launchId !== null) {
-        const row = connection.statement('SELECT * FROM sessions WHERE launch_id = ?').get(launchId);
-        if (row !== undefined) {
-          const existing = toSessionRecord(row);
-          const differences = launchDifferences(existing, session);
-          if (differences.length > 0) {
-            throw new ConflictError(
-              `launch id ${launchId} already created session ${existing.id} with another ${differences.join(', ')}`,
-              { launchId, sessionId: existing.id, differences },
-            );
+/** Sessions on SQLite; see `SessionStorage` for the behaviour of each method. */
+export function sqliteSessions(connection: SqliteConnection): SessionStorage {
+  return {
+    async createSession(session) {
+      return connection.write(() => {
+        const launchId = session.launchId ?? null;
+        if (launchId !== null) {
+          const row = connection.statement('SELECT * FROM sessions WHERE launch_id = ?').get(launchId);
+          if (row !== undefined) {
+            const existing = toSessionRecord(row);
+            const differences = launchDifferences(existing, session);
+            if (differences.length > 0) {
+              throw new ConflictError(
+                `launch id ${launchId} already created session ${existing.id} with another ${differences.join(', ')}`,
+                { launchId, sessionId: existing.id, differences },
+              );
+            }
+            return { session: existing, created: false };
           }
-          return { session: existing, created: false };
         }
-      }
-      if (connection.statement('SELECT 1 FROM sessions WHERE id = ?').get(session.id) !== undefined) {
-        throw new ConflictError(`session ${session.id} already exists`, { sessionId: session.id });
-      }
-      connection
-        .statement(
-          `INSERT INTO sessions (id, state, provider, role, model, cwd, config, launch_id, title, created_at, updated_at)
+        if (connection.statement('SELECT 1 FROM sessions WHERE id = ?').get(session.id) !== undefined) {
+          throw new ConflictError(`session ${session.id} already exists`, { sessionId: session.id });
+        }
+        connection
+          .statement(
+            `INSERT INTO sessions (id, state, provider, role, model, cwd, config, launch_id, title, created_at, updated_at)
            VALUES (@id, 'active', @provider, @role, @model, @cwd, @config, @launchId, @title, @now, @now)`,
-        )
-        .run({
-          id: session.id,
-          provider: session.provider,
-          role: session.role ?? null,
-          model: session.model ?? null,
-          cwd: session.cwd,
-          config: JSON.stringify(session.config),
-          launchId,
-          title: session.title ?? null,
-          now: session.now,
-        });
-      return { session: requireSession(connection, session.id), created: true };
-    });
-  }
+          )
+          .run({
+            id: session.id,
+            provider: session.provider,
+            role: session.role ?? null,
+            model: session.model ?? null,
+            cwd: session.cwd,
+            config: JSON.stringify(session.config),
+            launchId,
+            title: session.title ?? null,
+            now: session.now,
+          });
+        return { session: requireSession(connection, session.id), created: true };
+      });
+    },
 
-  get(id: string): SessionRecord | null {
-    return this.#connection.read(() => {
-      const row = this.#connection.statement('SELECT * FROM sessions WHERE id = ?').get(id);
-      return row === undefined ? null : toSessionRecord(row);
-    });
-  }
+    async getSession(id) {
+      return connection.read(() => {
+        const row = connection.statement('SELECT * FROM sessions WHERE id = ?').get(id);
+        return row === undefined ? null : toSessionRecord(row);
+      });
+    },
 
-  /** Newest first. */
-  list(options: { state?: SessionState; limit?: number }): SessionRecord[] {
-    return this.#connection.read(() =>
-      this.#connection
-        .statement(
-          `SELECT * FROM sessions WHERE (@state IS NULL OR state = @state)
+    async listSessions(options = {}) {
+      return connection.read(() =>
+        connection
+          .statement(
+            `SELECT * FROM sessions WHERE (@state IS NULL OR state = @state)
            ORDER BY created_at DESC, seq DESC LIMIT @limit`,
-        )
-        .all({
-          state: options.state ?? null,
-          // LIMIT -1 is SQLite for "no limit".
-          limit: options.limit === undefined ? -1 : Math.max(0, options.limit),
-        })
-        .map(toSessionRecord),
-    );
-  }
+          )
+          .all({
+            state: options.state ?? null,
+            // LIMIT -1 is SQLite for "no limit".
+            limit: options.limit === undefined ? -1 : Math.max(0, options.limit),
+          })
+          .map(toSessionRecord),
+      );
+    },
 
-  update(
-    id: string,
-    patch: Partial<Pick<SessionRecord, 'state' | 'nativeSessionId' | 'title'>> & { now: number },
-  ): SessionRecord {
-    const connection = this.#connection;
-    return connection.write(() => {
-      const current = requireSession(connection, id);
-      connection
-        .statement(
-          `UPDATE sessions SET state = @state, native_session_id = @nativeSessionId, title = @title,
+    async updateSession(id, patch) {
+      return connection.write(() => {
+        const current = requireSession(connection, id);
+        connection
+          .statement(
+            `UPDATE sessions SET state = @state, native_session_id = @nativeSessionId, title = @title,
              updated_at = @now
            WHERE id = @id`,
-        )
-        .run({
-          id,
-          state: patch.state ?? current.state,
-          nativeSessionId:
-            patch.nativeSessionId === undefined ? current.nativeSessionId : patch.nativeSessionId,
-          title: patch.title === undefined ? current.title : patch.title,
-          now: patch.now,
-        });
-      return requireSession(connection, id);
-    });
-  }
+          )
+          .run({
+            id,
+            state: patch.state ?? current.state,
+            nativeSessionId:
+              patch.nativeSessionId === undefined ? current.nativeSessionId : patch.nativeSessionId,
+            title: patch.title === undefined ? current.title : patch.title,
+            now: patch.now,
+          });
+        return requireSession(connection, id);
+      });
+    },
+  };
 }
 
 /** The session, or `NotFoundError`. Call inside a read or write. */

@@ -1,4 +1,4 @@
-import type { TranscriptKey } from '../store.js';
+import type { TranscriptStorage } from '../store.js';
 import { toTranscriptEntry } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 
@@ -6,104 +6,94 @@ import type { SqliteConnection } from './sqlite-connection.js';
  * Transcripts for the SDK's SessionStore protocol on SQLite. Subpath '' is the main transcript
  * (the SDK leaves `subpath` undefined for it and never sends '').
  */
-export class SqliteTranscripts {
-  readonly #connection: SqliteConnection;
+export function sqliteTranscripts(connection: SqliteConnection): TranscriptStorage {
   /** Keeps mtimes strictly increasing within this process, so "newest" survives same-millisecond appends. */
-  #lastMtime = 0;
-
-  constructor(connection: SqliteConnection) {
-    this.#connection = connection;
-  }
-
-  append(key: TranscriptKey, entries: Record<string, unknown>[]): void {
-    const connection = this.#connection;
-    const subpath = key.subpath ?? '';
-    connection.write(() => {
-      this.#lastMtime = Math.max(Date.now(), this.#lastMtime + 1);
-      connection
-        .statement(
-          `INSERT INTO transcripts (project_key, session_id, subpath, mtime) VALUES (?, ?, ?, ?)
-           ON CONFLICT (project_key, session_id, subpath) DO UPDATE SET mtime = excluded.mtime`,
-        )
-        .run(key.projectKey, key.sessionId, subpath, this.#lastMtime);
-      // An entry's uuid is the SDK's idempotency key: a retried or replayed entry is ignored.
-      const insert = connection.statement(
-        `INSERT INTO transcript_entries (project_key, session_id, subpath, uuid, entry) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT DO NOTHING`,
-      );
-      for (const entry of entries) {
-        const uuid = typeof entry.uuid === 'string' ? entry.uuid : null;
-        insert.run(key.projectKey, key.sessionId, subpath, uuid, JSON.stringify(entry));
-      }
-    });
-  }
-
-  /** Null for a key that was never written. */
-  load(key: TranscriptKey): Record<string, unknown>[] | null {
-    const connection = this.#connection;
-    const subpath = key.subpath ?? '';
-    return connection.read(() => {
-      const exists = connection
-        .statement('SELECT 1 FROM transcripts WHERE project_key = ? AND session_id = ? AND subpath = ?')
-        .get(key.projectKey, key.sessionId, subpath);
-      if (exists === undefined) {
-        return null;
-      }
-      return connection
-        .statement(
-          `SELECT entry FROM transcript_entries WHERE project_key = ? AND session_id = ? AND subpath = ?
-           ORDER BY seq`,
-        )
-        .all(key.projectKey, key.sessionId, subpath)
-        .map(toTranscriptEntry);
-    });
-  }
-
-  /** Main transcripts only, as the SDK's listSessions expects. */
-  list(projectKey: string): Array<{ sessionId: string; mtime: number }> {
-    return this.#connection.read(() =>
-      (
-        this.#connection
-          .statement(
-            `SELECT session_id, mtime FROM transcripts WHERE project_key = ? AND subpath = ''
-             ORDER BY mtime DESC, session_id`,
-          )
-          .all(projectKey) as Array<{ session_id: string; mtime: number }>
-      ).map((row) => ({ sessionId: row.session_id, mtime: row.mtime })),
-    );
-  }
-
-  /** Deleting the main transcript deletes its subagent transcripts too, as the SDK's in-memory store does. */
-  delete(key: TranscriptKey): void {
-    const connection = this.#connection;
-    connection.write(() => {
-      const all = key.subpath === undefined || key.subpath === '';
-      for (const table of ['transcripts', 'transcript_entries']) {
+  let lastMtime = 0;
+  return {
+    async appendTranscript(key, entries) {
+      const subpath = key.subpath ?? '';
+      connection.write(() => {
+        lastMtime = Math.max(Date.now(), lastMtime + 1);
         connection
           .statement(
-            `DELETE FROM ${table} WHERE project_key = @projectKey AND session_id = @sessionId
-               AND (@all OR subpath = @subpath)`,
+            `INSERT INTO transcripts (project_key, session_id, subpath, mtime) VALUES (?, ?, ?, ?)
+           ON CONFLICT (project_key, session_id, subpath) DO UPDATE SET mtime = excluded.mtime`,
           )
-          .run({
-            projectKey: key.projectKey,
-            sessionId: key.sessionId,
-            all: all ? 1 : 0,
-            subpath: key.subpath ?? '',
-          });
-      }
-    });
-  }
+          .run(key.projectKey, key.sessionId, subpath, lastMtime);
+        // An entry's uuid is the SDK's idempotency key: a retried or replayed entry is ignored.
+        const insert = connection.statement(
+          `INSERT INTO transcript_entries (project_key, session_id, subpath, uuid, entry) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
+        );
+        for (const entry of entries) {
+          const uuid = typeof entry.uuid === 'string' ? entry.uuid : null;
+          insert.run(key.projectKey, key.sessionId, subpath, uuid, JSON.stringify(entry));
+        }
+      });
+    },
 
-  listSubkeys(key: { projectKey: string; sessionId: string }): string[] {
-    return this.#connection.read(() =>
-      (
-        this.#connection
+    async loadTranscript(key) {
+      const subpath = key.subpath ?? '';
+      return connection.read(() => {
+        const exists = connection
+          .statement('SELECT 1 FROM transcripts WHERE project_key = ? AND session_id = ? AND subpath = ?')
+          .get(key.projectKey, key.sessionId, subpath);
+        if (exists === undefined) {
+          return null;
+        }
+        return connection
           .statement(
-            `SELECT subpath FROM transcripts WHERE project_key = ? AND session_id = ? AND subpath <> ''
-             ORDER BY subpath`,
+            `SELECT entry FROM transcript_entries WHERE project_key = ? AND session_id = ? AND subpath = ?
+           ORDER BY seq`,
           )
-          .all(key.projectKey, key.sessionId) as Array<{ subpath: string }>
-      ).map((row) => row.subpath),
-    );
-  }
+          .all(key.projectKey, key.sessionId, subpath)
+          .map(toTranscriptEntry);
+      });
+    },
+
+    async listTranscripts(projectKey) {
+      return connection.read(() =>
+        (
+          connection
+            .statement(
+              `SELECT session_id, mtime FROM transcripts WHERE project_key = ? AND subpath = ''
+             ORDER BY mtime DESC, session_id`,
+            )
+            .all(projectKey) as Array<{ session_id: string; mtime: number }>
+        ).map((row) => ({ sessionId: row.session_id, mtime: row.mtime })),
+      );
+    },
+
+    async deleteTranscript(key) {
+      connection.write(() => {
+        const all = key.subpath === undefined || key.subpath === '';
+        for (const table of ['transcripts', 'transcript_entries']) {
+          connection
+            .statement(
+              `DELETE FROM ${table} WHERE project_key = @projectKey AND session_id = @sessionId
+               AND (@all OR subpath = @subpath)`,
+            )
+            .run({
+              projectKey: key.projectKey,
+              sessionId: key.sessionId,
+              all: all ? 1 : 0,
+              subpath: key.subpath ?? '',
+            });
+        }
+      });
+    },
+
+    async listTranscriptSubkeys(key) {
+      return connection.read(() =>
+        (
+          connection
+            .statement(
+              `SELECT subpath FROM transcripts WHERE project_key = ? AND session_id = ? AND subpath <> ''
+             ORDER BY subpath`,
+            )
+            .all(key.projectKey, key.sessionId) as Array<{ subpath: string }>
+        ).map((row) => row.subpath),
+      );
+    },
+  };
 }

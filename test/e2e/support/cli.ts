@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { assertIsolated } from '../isolated-env.js';
 
 /** The installed binary, as a user runs it. `npm test` builds dist/ first. */
 export const agentdBin = fileURLToPath(new URL('../../../bin/agentd.js', import.meta.url));
@@ -22,7 +23,9 @@ export interface CliProcess {
 }
 
 export interface SpawnCliOptions {
+  /** An isolatedEnv: nothing of the developer's. */
   env: Record<string, string | undefined>;
+  /** @default the env's private home, never the checkout */
   cwd?: string;
   /** Own process group, so a test can signal it the way a terminal does on Ctrl-C. @default false */
   detached?: boolean;
@@ -33,7 +36,7 @@ const running = new Set<CliProcess>();
 /** Starts `node bin/agentd.js ...args`. */
 export function spawnCli(args: string[], options: SpawnCliOptions): CliProcess {
   const child = spawn(process.execPath, [agentdBin, ...args], {
-    cwd: options.cwd,
+    cwd: options.cwd ?? assertIsolated(options.env),
     env: options.env,
     detached: options.detached ?? false,
   });

@@ -1,18 +1,30 @@
-import type { A2aPushConfigRecord, A2aTaskRecord, ListA2aTasksOptions } from '../store.js';
+import type { A2aPushConfigRecord, A2aStore, A2aTaskRecord, ListA2aTasksOptions } from '../a2a-store.js';
+import { openDatabase } from './open-database.js';
 import { toA2aPushConfigRecord, toA2aTaskRecord } from './rows.js';
-import type { SqliteConnection } from './sqlite-connection.js';
+import { SqliteConnection } from './sqlite-connection.js';
+import type { SqliteStoreOptions } from './sqlite-store.js';
 
 const defaultLimit = 50;
 
-/** A2A tasks and their push notification configs on SQLite (src/server/a2a keeps them here). */
-export class SqliteA2a {
+/**
+ * A2A tasks and their push notification configs on SQLite: the agentd data file (its schema has the
+ * A2A tables), through a connection of its own, so the core store needs no A2A methods. Like
+ * `SqliteStore`, it runs synchronously behind async methods.
+ */
+export class SqliteA2aStore implements A2aStore {
   readonly #connection: SqliteConnection;
 
-  constructor(connection: SqliteConnection) {
+  private constructor(connection: SqliteConnection) {
     this.#connection = connection;
   }
 
-  saveTask(task: Omit<A2aTaskRecord, 'updatedAt'> & { now: number }): void {
+  /** Opens the data file as `SqliteStore.open` does (creating and migrating it when new). */
+  static open(options: SqliteStoreOptions): SqliteA2aStore {
+    const db = openDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    return new SqliteA2aStore(new SqliteConnection({ db, path: options.path }));
+  }
+
+  async saveA2aTask(task: Omit<A2aTaskRecord, 'updatedAt'> & { now: number }): Promise<void> {
     this.#connection.write(() => {
       this.#connection
         .statement(
@@ -32,14 +44,14 @@ export class SqliteA2a {
     });
   }
 
-  getTask(id: string): A2aTaskRecord | null {
+  async getA2aTask(id: string): Promise<A2aTaskRecord | null> {
     return this.#connection.read(() => {
       const row = this.#connection.statement('SELECT * FROM a2a_tasks WHERE id = ?').get(id);
       return row === undefined ? null : toA2aTaskRecord(row);
     });
   }
 
-  listTasks(options: ListA2aTasksOptions): { tasks: A2aTaskRecord[]; total: number } {
+  async listA2aTasks(options: ListA2aTasksOptions = {}): Promise<{ tasks: A2aTaskRecord[]; total: number }> {
     const conditions: string[] = [];
     const parameters: Record<string, unknown> = {};
     if (options.contextId !== undefined) {
@@ -79,7 +91,7 @@ export class SqliteA2a {
     });
   }
 
-  savePushConfig(config: Omit<A2aPushConfigRecord, 'createdAt'> & { now: number }): void {
+  async saveA2aPushConfig(config: Omit<A2aPushConfigRecord, 'createdAt'> & { now: number }): Promise<void> {
     this.#connection.write(() => {
       this.#connection
         .statement(
@@ -97,7 +109,7 @@ export class SqliteA2a {
     });
   }
 
-  listPushConfigs(taskId: string): A2aPushConfigRecord[] {
+  async listA2aPushConfigs(taskId: string): Promise<A2aPushConfigRecord[]> {
     return this.#connection.read(() =>
       this.#connection
         .statement('SELECT * FROM a2a_push_configs WHERE task_id = ? ORDER BY seq')
@@ -106,12 +118,16 @@ export class SqliteA2a {
     );
   }
 
-  deletePushConfig(options: { taskId: string; id?: string }): void {
+  async deleteA2aPushConfig(options: { taskId: string; id?: string }): Promise<void> {
     this.#connection.write(() => {
       this.#connection
         .statement('DELETE FROM a2a_push_configs WHERE task_id = @taskId AND (@id IS NULL OR id = @id)')
         .run({ taskId: options.taskId, id: options.id ?? null });
     });
+  }
+
+  async close(): Promise<void> {
+    this.#connection.close();
   }
 }
 

@@ -1,0 +1,34 @@
+import { JournalCorruptError } from '../errors/index.js';
+import type { EventRecord, Store } from '../store/store.js';
+import type { JournalRecord } from './journal-event.js';
+import { isJournalEventType, journalDataSchemas } from './journal-schema.js';
+
+/**
+ * Checks a stored event against its type's schema and returns it typed. Throws
+ * `JournalCorruptError` (code `journal_corrupt`) for an unknown type or data that does not fit.
+ */
+export function toJournalRecord(event: EventRecord): JournalRecord {
+  const where = { sessionId: event.sessionId, cursor: event.cursor, type: event.type };
+  if (!isJournalEventType(event.type))
+    throw new JournalCorruptError(
+      `event ${event.cursor} of session ${event.sessionId} has an unknown type`,
+      where,
+    );
+  const parsed = journalDataSchemas[event.type].safeParse(event.data);
+  if (!parsed.success)
+    throw new JournalCorruptError(
+      `event ${event.cursor} (${event.type}) of session ${event.sessionId} does not fit its type: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      where,
+    );
+  // The schema of `event.type` produced `parsed.data`: the pair is one member of the union.
+  return { ...event, data: parsed.data } as JournalRecord;
+}
+
+/** The session's events with cursor > `after` (default 0), oldest first, at most `limit` (default 1000), typed. */
+export async function readJournal(
+  store: Store,
+  sessionId: string,
+  options: { after?: number; limit?: number } = {},
+): Promise<JournalRecord[]> {
+  return (await store.readEvents(sessionId, options)).map(toJournalRecord);
+}
