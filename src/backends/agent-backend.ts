@@ -1,4 +1,5 @@
 import type { ClaudeConfig } from '../config/claude-config.js';
+import { AgentdError } from '../errors/agentd-error.js';
 import type { AgentEvent } from './agent-event.js';
 
 /** A user message for the agent. `id` is a UUID; the backend reports it back on delivery. */
@@ -59,4 +60,14 @@ export interface AgentSession extends AsyncIterable<AgentEvent> {
 export interface AgentBackend {
   readonly name: string;
   startSession(options: StartSessionOptions): AgentSession;
+}
+
+/**
+ * The agent's process could not be started at all (a working directory that is not a directory,
+ * a missing executable): the input of the turn provably never reached it.
+ */
+export class AgentStartError extends AgentdError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super({ code: 'agent_start_failed', message, cause: options.cause });
+  }
 }

@@ -91,3 +91,66 @@ export class UnknownCommandError extends AgentdError {
     super({ code: 'unknown_command', message, userError: true, details });
   }
 }
+
+/** A skill that is not one: no `SKILL.md` at its root, no usable `name`, or content that cannot be a folder. */
+export class SkillInvalidError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_invalid', message, userError: true, details });
+  }
+}
+
+/** A stored skill blob whose bytes no longer hash to its digest: it is never returned. */
+export class SkillCorruptError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_corrupt', message, details });
+  }
+}
+
+/** A skill entry whose path is absolute, climbs out with `..`, or is otherwise not a plain relative path. */
+export class SkillUnsafePathError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_unsafe_path', message, userError: true, details });
+  }
+}
+
+/** A skill entry that is a symbolic or hard link: links are refused, whatever they point at. */
+export class SkillLinkError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_link', message, userError: true, details });
+  }
+}
+
+/** A skill entry that is neither a regular file nor a directory (device, FIFO, socket, sparse file). */
+export class SkillSpecialFileError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_special_file', message, userError: true, details });
+  }
+}
+
+/** A skill (or the archive it came in) over the total size limit, counted while reading. */
+export class SkillTooLargeError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_too_large', message, userError: true, details });
+  }
+}
+
+/** A skill with more entries than the file-count limit. */
+export class SkillTooManyFilesError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_too_many_files', message, userError: true, details });
+  }
+}
+
+/** A skill source that is not a folder, a zip or a (gzipped) tar, or an archive that cannot be read. */
+export class SkillArchiveError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_archive_invalid', message, userError: true, details });
+  }
+}
+
+/** `materialize` was pointed at a directory that already holds something. */
+export class SkillTargetExistsError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'skill_target_exists', message, details });
+  }
+}

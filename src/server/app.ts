@@ -84,7 +84,18 @@ export function createApp(options: AppOptions): Hono {
     );
   }
   app.use('*', bearerAuth(options.tokens ?? []));
-  app.use('*', bodyLimit({ maxSize: limit, onError: (c) => errorJson(c, payloadTooLarge(limit)) }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: limit,
+      onError: (c) => {
+        // The rest of the body is not read, so the connection cannot carry another request: say so,
+        // or a keep-alive client sends its next request on a connection the server then drops.
+        c.header('Connection', 'close');
+        return errorJson(c, payloadTooLarge(limit));
+      },
+    }),
+  );
 
   registerHealthRoutes(app, context);
   registerMetricsRoutes(app, context);

@@ -119,6 +119,12 @@ export interface LeaseRecord {
   processStartTime: string | null;
 }
 
+/** Conditions on an execution update: the writer's lease epoch, and the states the state may change from. */
+export interface ExecutionFence {
+  epoch?: number;
+  stateFrom?: readonly ExecutionState[];
+}
+
 export interface AcquireLeaseOptions {
   sessionId: string;
   owner: string;
@@ -166,6 +172,8 @@ export interface LeaseStorage {
    * Takes the session's lease when it has none or the current one has expired (at `now`). Each
    * successful acquisition has an epoch one higher than any before on that session. Returns null
    * when another live owner holds it. Atomic: of two racing callers, exactly one wins.
+   * When `owner` is an execution's id, that execution takes the lease once: not after it held one
+   * (epoch > 0), not once it has ended, and not from a process other than its recorded `pid`.
    */
   acquireLease(options: AcquireLeaseOptions): Promise<LeaseRecord | null>;
   /** Extends the lease if `epoch` is still current; false (and no change) otherwise. */
@@ -182,7 +190,11 @@ export interface ExecutionStorage {
   listExecutions(sessionId: string): Promise<ExecutionRecord[]>;
   /** Executions in any of the given states, across sessions (the supervisor scans `starting`/`running`/`idle`/`stopping`). */
   listExecutionsByState(states: ExecutionState[]): Promise<ExecutionRecord[]>;
-  /** Fenced by `epoch` when given. */
+  /**
+   * Fenced by `epoch` when given. With `stateFrom`, the state changes only when the current state
+   * is one of those (the other fields change regardless): a worker's own transition (`idle`,
+   * `running`) never overwrites a stop someone else asked for meanwhile.
+   */
   updateExecution(
     id: string,
     patch: Partial<
@@ -190,7 +202,7 @@ export interface ExecutionStorage {
     > & {
       now: number;
     },
-    fence?: { epoch: number },
+    fence?: ExecutionFence,
   ): Promise<ExecutionRecord>;
 }
 

@@ -8,7 +8,13 @@ import { ClaudeBackend } from '../backends/claude/claude-backend.js';
 import { dataPaths } from '../journal/data-dir.js';
 import { openStore } from '../journal/open-store.js';
 import { startTracing } from '../telemetry/tracing.js';
-import { Worker, workerExitCodes } from './worker.js';
+import { runExecution, workerExitCodes } from './run-execution.js';
+
+/** A positive number from the environment, or nothing. */
+function numberFromEnv(name: string): number | undefined {
+  const value = Number(process.env[name] ?? '');
+  return process.env[name] && Number.isFinite(value) ? value : undefined;
+}
 
 async function main(): Promise<number> {
   const [dataDir, sessionId, executionId] = process.argv.slice(2);
@@ -20,27 +26,27 @@ async function main(): Promise<number> {
   const logFile = join(paths.logs, `${executionId}.log`);
   const log = (line: string) => appendFileSync(logFile, `${line}\n`);
   const store = await openStore(paths, process.env);
-  const idle = Number(process.env.AGENTD_IDLE_TIMEOUT_MS ?? '');
-  const leaseTtl = Number(process.env.AGENTD_LEASE_TTL_MS ?? '');
+  const idleTimeoutMs = numberFromEnv('AGENTD_IDLE_TIMEOUT_MS');
+  const leaseTtlMs = numberFromEnv('AGENTD_LEASE_TTL_MS');
   const tracing = startTracing(process.env, 'worker');
-  const worker = new Worker({
+  const execution = runExecution({
     store,
     backend: new ClaudeBackend(),
     sessionId,
     executionId,
-    ...(Number.isFinite(idle) && process.env.AGENTD_IDLE_TIMEOUT_MS ? { idleTimeoutMs: idle } : {}),
-    ...(Number.isFinite(leaseTtl) && process.env.AGENTD_LEASE_TTL_MS ? { leaseTtlMs: leaseTtl } : {}),
+    ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
+    ...(leaseTtlMs !== undefined ? { leaseTtlMs } : {}),
     tracing,
     log,
   });
   // The runtime on this host signals a new input or answer, so the worker need not wait for its poll.
-  process.on('SIGUSR2', () => worker.wake());
+  process.on('SIGUSR2', () => execution.wake());
   // A stop signal ends the worker the same way a stop request does.
   process.on('SIGTERM', () => {
     void store.updateExecution(executionId, { state: 'stopping', now: Date.now() }).catch(() => {});
   });
   try {
-    return await worker.run();
+    return await execution.exit;
   } finally {
     await tracing?.shutdown().catch((error: unknown) => log(`tracing: ${String(error)}`));
     await store.close();

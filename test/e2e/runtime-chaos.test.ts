@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExecutionRecord, Runtime } from '../../src/index.js';
 import { toolResults } from '../../src/testing/index.js';
@@ -130,23 +131,49 @@ describe('chaos: SIGKILL of a worker at named points', () => {
     await checkGuarantees(h.runtime, session.id, { seen, model: h.model });
   });
 
-  it('(b3) the worker alone killed mid-stream: reconcile ends its orphaned claude, which would finish the turn', async () => {
-    const slow = 'An orphaned claude would keep streaming this reply long after its worker died. '.repeat(3);
-    harness = await createHarness({ script: [{ text: slow, chunkDelayMs: 120, chunkSize: 4 }] });
-    const h = harness;
-    const { session } = await h.runtime.createSession({ prompt: 'prompt b3', cwd: h.cwd, messageId: 'b-3' });
-    const execution = await firstExecution(h.runtime, session.id);
-    await waitFor(async () => (await readJournal(h.runtime, session.id)).some(isEvent('input.delivered')), {
-      what: 'the delivery',
+  it('(b3) the worker alone killed mid-turn: its claude dies at once, and no tool of that turn runs', async () => {
+    // The model answers late, with a tool call that would leave a file behind: an orphaned claude
+    // would get it after its worker died and run the tool with nothing journaled.
+    harness = await createHarness({
+      script: [
+        {
+          delayMs: 3000,
+          content: [
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              input: { command: 'touch orphan-ran.txt', description: 'touch' },
+            },
+          ],
+        },
+        { text: 'ran it' },
+      ],
     });
+    const h = harness;
+    const { session } = await h.runtime.createSession({
+      prompt: 'prompt b3',
+      cwd: h.cwd,
+      messageId: 'b-3',
+      config: { allowedTools: ['Bash'] },
+    });
+    const execution = await firstExecution(h.runtime, session.id);
+    await waitFor(() => h.model.conversationRequests().length === 1, { what: 'the model request' });
     const [claude] = childrenOf(execution.pid!);
     expect(claude, 'the worker runs claude').toBeDefined();
+    const askedAt = Date.now();
     process.kill(execution.pid!, 'SIGKILL');
-    await waitFor(() => !isRunning(execution.pid!), { what: 'the worker to die' });
-    expect(isRunning(claude!), 'claude outlives its worker until reconcile').toBe(true);
+    // No reconcile: the kernel ends claude with its worker.
+    await waitFor(() => !isRunning(claude!), {
+      timeoutMs: 1000,
+      intervalMs: 10,
+      what: 'claude to die with its worker',
+    });
 
+    // Nothing shows that a thing did not happen: wait past the model's answer, then look.
+    await sleep(Math.max(0, askedAt + 4000 - Date.now()));
+    expect(existsSync(join(h.cwd, 'orphan-ran.txt'))).toBe(false);
+    expect(h.model.conversationRequests()).toHaveLength(1);
     await h.runtime.reconcile();
-    await waitFor(() => !isRunning(claude!), { timeoutMs: 5000, what: 'the orphaned claude to be ended' });
     const failed = (await h.runtime.listExecutions(session.id))[0];
     expect([failed?.state, failed?.error?.code]).toEqual(['failed', 'worker_died']);
     await checkGuarantees(h.runtime, session.id, { acknowledged: ['b-3'], model: h.model });

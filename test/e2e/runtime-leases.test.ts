@@ -1,6 +1,9 @@
 /**
- * At most one live worker per session: racing resumes, and a lease owner frozen past its lease.
+ * At most one live worker per session: racing resumes, a second process of one execution, and a
+ * lease owner frozen past its lease.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ExecutionRecord, LeaseLostError, type Runtime } from '../../src/index.js';
 import {
@@ -15,6 +18,7 @@ import {
   processState,
   readJournal,
   readUntil,
+  repoRoot,
   runCli,
   timesSent,
   waitFor,
@@ -156,6 +160,62 @@ describe('leases: racing resumes', () => {
     expect(await watch.stop()).toBeLessThanOrEqual(1);
     expect(timesSent(h.model, 'prompt two')).toBe(1);
     await checkGuarantees(h.runtime, sessionId, { acknowledged: ['m-1', 'm-2'], model: h.model });
+  });
+});
+
+/** Starts the worker process for an execution by hand, as the supervisor does, and waits for its end. */
+async function runWorkerProcess(h: Harness, sessionId: string, executionId: string): Promise<number | null> {
+  const child = h.track(
+    spawn(
+      process.execPath,
+      [join(repoRoot, 'dist', 'worker', 'worker-main.js'), h.dataDir, sessionId, executionId],
+      {
+        env: h.env,
+        cwd: h.dataDir,
+        detached: true,
+        stdio: 'ignore',
+      },
+    ),
+  );
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Everything a worker could write: the journal, the executions, the inputs and the lease. */
+async function snapshot(h: Harness, sessionId: string) {
+  return {
+    journal: await readJournal(h.runtime, sessionId),
+    executions: await h.runtime.store.listExecutions(sessionId),
+    inputs: await h.runtime.store.listInputs(sessionId),
+    lease: await h.runtime.store.getLease(sessionId),
+  };
+}
+
+describe('leases: a second process of one execution', () => {
+  it('started for a live execution, or for one that ended, it takes no lease, writes nothing and exits', async () => {
+    harness = await createHarness({ script: [{ text: 'one' }, { text: 'two' }] });
+    const h = harness;
+    const { session } = await h.runtime.createSession({ prompt: 'prompt one', cwd: h.cwd, messageId: 'm-1' });
+    await readUntil(h.runtime, session.id, isEvent('work.settled'));
+    const [live] = await h.runtime.listExecutions(session.id);
+    const before = await snapshot(h, session.id);
+
+    // While the execution's own worker lives.
+    expect(await runWorkerProcess(h, session.id, live!.id)).toBe(4);
+    expect(await snapshot(h, session.id)).toEqual(before);
+    expect(isRunning(live!.pid!)).toBe(true);
+    const cursor = before.journal.at(-1)!.cursor;
+    await h.runtime.send(session.id, { text: 'prompt two', messageId: 'm-2' });
+    await readUntil(h.runtime, session.id, isEvent('work.settled', live!.id), { after: cursor });
+
+    // After it stopped: the lease is free, and still not taken by a process of the ended execution.
+    await h.runtime.stop(session.id);
+    await readUntil(h.runtime, session.id, isEvent('execution.stopped', live!.id));
+    await waitFor(() => !isRunning(live!.pid!), { what: 'the worker to exit' });
+    const stopped = await snapshot(h, session.id);
+    expect(await runWorkerProcess(h, session.id, live!.id)).toBe(4);
+    expect(await snapshot(h, session.id)).toEqual(stopped);
+    expect(stopped.lease?.owner ?? null).toBeNull();
+    await checkGuarantees(h.runtime, session.id, { acknowledged: ['m-1', 'm-2'], model: h.model });
   });
 });
 

@@ -30,7 +30,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(claudeConfigDir, { recursive: true, force: true });
+  // A claude that is still exiting may write into its config dir: retry the removal a few times.
+  await rm(claudeConfigDir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 afterEach(async () => {

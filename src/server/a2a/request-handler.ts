@@ -10,6 +10,7 @@ import {
   type ListTasksRequest,
   type ListTasksResponse,
   type Message,
+  Role,
   type SendMessageRequest,
   type StreamResponse,
   type Task,
@@ -18,15 +19,26 @@ import {
 } from '@a2a-js/sdk';
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, DefaultRequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { ConflictError } from '../../errors/index.js';
+import { toA2aError } from './errors.js';
 import { isReplyData } from './hitl.js';
 import { isTerminal, promptText } from './parts.js';
 import type { TaskEngine } from './task-engine.js';
 
+/** RFC 3339 date-time (`2026-01-02T03:04:05Z`, `…05.123+01:00`): what A2A's timestamps are. */
+const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Refuses a `historyLength` that is not a whole number of messages. */
+function checkHistoryLength(historyLength: number | undefined): void {
+  if (historyLength !== undefined && (!Number.isInteger(historyLength) || historyLength < 0))
+    throw new RequestMalformedError('historyLength must be a non-negative integer');
+}
+
 /**
- * The SDK's DefaultRequestHandler, with what agentd needs around it: messages are checked before
- * a task is made of them (so a bad one changes nothing), CancelTask interrupts the running turn,
- * and SubscribeToTask rebuilds the task's events from the journal rather than only sending a
- * snapshot. Everything else is the SDK's.
+ * The SDK's DefaultRequestHandler, with what agentd needs around it: requests are checked before
+ * anything is done with them (so a bad one changes nothing), CancelTask interrupts the running
+ * turn, and SubscribeToTask rebuilds the task's events from the journal rather than only sending
+ * a snapshot. Every failure leaves here as an A2A error (errors.ts), whatever the transport.
  */
 export class AgentdRequestHandler implements A2ARequestHandler {
   constructor(
@@ -44,72 +56,109 @@ export class AgentdRequestHandler implements A2ARequestHandler {
     params: GetExtendedAgentCardRequest,
     context: ServerCallContext,
   ): Promise<AgentCard> {
-    return this.inner.getAuthenticatedExtendedAgentCard(params, context);
+    return this.translated(() => this.inner.getAuthenticatedExtendedAgentCard(params, context));
   }
 
-  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    await this.admit(params.message);
-    return this.inner.sendMessage(params, context);
+  sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    return this.translated(async () => {
+      await this.admit(params.message);
+      return this.inner.sendMessage(params, context);
+    });
   }
 
   async *sendMessageStream(
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.admit(params.message);
-    yield* this.inner.sendMessageStream(params, context);
+    try {
+      await this.admit(params.message);
+      yield* this.inner.sendMessageStream(params, context);
+    } catch (error) {
+      throw this.toA2aError(error);
+    }
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
-    return this.inner.getTask(params, context);
+    return this.translated(() => {
+      checkHistoryLength(params.historyLength);
+      return this.inner.getTask(params, context);
+    });
   }
 
   listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    return this.inner.listTasks(params, context);
+    return this.translated(() => {
+      checkHistoryLength(params.historyLength);
+      // The SDK parses any date (`"-1"` is a year); the spec's timestamps are RFC 3339.
+      const after = params.statusTimestampAfter;
+      if (after !== undefined && after !== '' && (!rfc3339.test(after) || Number.isNaN(Date.parse(after))))
+        throw new RequestMalformedError('statusTimestampAfter must be an RFC 3339 date-time');
+      return this.inner.listTasks(params, context);
+    });
   }
 
-  async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    const task = params.id ? await this.engine.taskStore.load(params.id) : undefined;
-    if (task && !isTerminal(task)) await this.engine.interrupt(task);
-    return this.inner.cancelTask(params, context);
+  cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    return this.translated(async () => {
+      const task = params.id ? await this.engine.taskStore.load(params.id) : undefined;
+      if (task && !isTerminal(task)) await this.engine.interrupt(task);
+      return this.inner.cancelTask(params, context);
+    });
   }
 
   createTaskPushNotificationConfig(
     params: TaskPushNotificationConfig,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return this.inner.createTaskPushNotificationConfig(params, context);
+    return this.translated(() => this.inner.createTaskPushNotificationConfig(params, context));
   }
 
   getTaskPushNotificationConfig(
     params: GetTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<TaskPushNotificationConfig> {
-    return this.inner.getTaskPushNotificationConfig(params, context);
+    return this.translated(() => this.inner.getTaskPushNotificationConfig(params, context));
   }
 
   listTaskPushNotificationConfigs(
     params: ListTaskPushNotificationConfigsRequest,
     context: ServerCallContext,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return this.inner.listTaskPushNotificationConfigs(params, context);
+    return this.translated(() => this.inner.listTaskPushNotificationConfigs(params, context));
   }
 
   deleteTaskPushNotificationConfig(
     params: DeleteTaskPushNotificationConfigRequest,
     context: ServerCallContext,
   ): Promise<void> {
-    return this.inner.deleteTaskPushNotificationConfig(params, context);
+    return this.translated(() => this.inner.deleteTaskPushNotificationConfig(params, context));
   }
 
   async *resubscribe(params: { id: string }): AsyncGenerator<StreamResponse, void, undefined> {
-    if (!params.id?.trim()) throw new RequestMalformedError('task id is required');
-    yield* this.engine.replay(params.id);
+    try {
+      if (!params.id?.trim()) throw new RequestMalformedError('task id is required');
+      yield* this.engine.replay(params.id);
+    } catch (error) {
+      throw this.toA2aError(error);
+    }
+  }
+
+  private toA2aError(error: unknown) {
+    return toA2aError(error, (line) => this.engine.log(line));
+  }
+
+  private async translated<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw this.toA2aError(error);
+    }
   }
 
   /** Refuses what would make a task that cannot work; changes nothing when it refuses. */
   private async admit(message: Message | undefined): Promise<void> {
     if (!message?.messageId) return; // the SDK refuses it with its own error
+    // A client's message is the user's; one that does not say so is not a message A2A knows.
+    if (message.role === Role.ROLE_UNSPECIFIED)
+      throw new RequestMalformedError('message.role is required (ROLE_USER)');
     if (message.taskId) {
       const task = await this.engine.taskStore.load(message.taskId);
       const state = task?.status?.state;
@@ -123,10 +172,13 @@ export class AgentdRequestHandler implements A2ARequestHandler {
     if (!text) throw new RequestMalformedError('the message has no text for the agent');
     if (!message.contextId) return;
     const session = await this.engine.sessionFor(message.contextId);
+    // Checked here as well as in the runtime, because a failure once the SDK has made the task only
+    // fails that task: the client would get a FAILED task instead of its error.
     const existing = await this.engine.existingInput(session.id, message.messageId);
     if (existing && existing.text !== text)
-      throw new RequestMalformedError(
+      throw new ConflictError(
         `messageId ${message.messageId} was already used in context ${message.contextId} with another text`,
+        { messageId: message.messageId, contextId: message.contextId },
       );
   }
 }

@@ -53,6 +53,7 @@ export function sqliteExecutions(connection: SqliteConnection): ExecutionStorage
       return connection.write(() => {
         const current = requireExecution(connection, id);
         assertFence(connection, { sessionId: current.sessionId, epoch: fence?.epoch });
+        const stateMayChange = fence?.stateFrom === undefined || fence.stateFrom.includes(current.state);
         connection
           .statement(
             `UPDATE executions SET state = @state, epoch = @epoch, pid = @pid,
@@ -61,7 +62,7 @@ export function sqliteExecutions(connection: SqliteConnection): ExecutionStorage
           )
           .run({
             id,
-            state: patch.state ?? current.state,
+            state: (stateMayChange ? patch.state : undefined) ?? current.state,
             epoch: patch.epoch ?? current.epoch,
             pid: patch.pid === undefined ? current.pid : patch.pid,
             processStartTime:

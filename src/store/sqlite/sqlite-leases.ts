@@ -1,5 +1,5 @@
 import { LeaseLostError } from '../../errors/agentd-error.js';
-import type { LeaseRecord, LeaseStorage } from '../store.js';
+import type { AcquireLeaseOptions, LeaseRecord, LeaseStorage } from '../store.js';
 import { toLeaseRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { requireSession } from './sqlite-sessions.js';
@@ -14,6 +14,9 @@ export function sqliteLeases(connection: SqliteConnection): LeaseStorage {
           .statement('SELECT owner, epoch, expires_at FROM leases WHERE session_id = ?')
           .get(options.sessionId) as { owner: string | null; epoch: number; expires_at: number } | undefined;
         if (row !== undefined && row.owner !== null && row.expires_at > options.now) {
+          return null;
+        }
+        if (!executionMayTakeLease(connection, options)) {
           return null;
         }
         const lease: LeaseRecord = {
@@ -71,6 +74,22 @@ export function sqliteLeases(connection: SqliteConnection): LeaseStorage {
       });
     },
   };
+}
+
+/**
+ * An execution takes its session's lease once, from its own process: a second process started for
+ * the same execution, or one started after it ended, must not take over its session. An owner that
+ * names no execution (the contract tests) is not checked.
+ */
+function executionMayTakeLease(connection: SqliteConnection, options: AcquireLeaseOptions): boolean {
+  const execution = connection
+    .statement('SELECT state, epoch, pid FROM executions WHERE id = ?')
+    .get(options.owner) as { state: string; epoch: number; pid: number | null } | undefined;
+  if (execution === undefined) {
+    return true;
+  }
+  const fresh = execution.epoch === 0 && (execution.state === 'starting' || execution.state === 'stopping');
+  return fresh && (execution.pid === null || execution.pid === options.pid);
 }
 
 /**

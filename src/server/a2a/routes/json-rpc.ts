@@ -3,10 +3,19 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { A2A_ERROR_CODE, ContentTypeNotSupportedError } from '@a2a-js/sdk/errors';
 import { type A2ARequestHandler, JsonRpcTransportHandler, validateVersion } from '@a2a-js/sdk/server';
 import type { Hono } from 'hono';
+import { z } from 'zod';
+import { toA2aError } from '../errors.js';
 import { callContext, isLegacyVersion, versionHeader } from './call-context.js';
 import { isAsyncIterable, sseResponse } from './sse.js';
 
 type JsonRpcId = string | number | null;
+
+/** A JSON-RPC 2.0 request as the spec defines it; the SDK would answer other shapes with -32602. */
+const envelopeSchema = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  method: z.string().min(1),
+  id: z.union([z.string(), z.int(), z.null()]).optional(),
+});
 
 const idOf = (body: unknown): JsonRpcId => {
   const id = (body as { id?: unknown } | null)?.id;
@@ -47,8 +56,15 @@ export function registerJsonRpcRoutes(
           error: { code: A2A_ERROR_CODE.PARSE_ERROR, message: 'Invalid JSON payload.' },
         });
       }
+      const envelope = envelopeSchema.safeParse(body);
+      if (!envelope.success)
+        return c.json({
+          jsonrpc: '2.0',
+          id: idOf(body),
+          error: { code: A2A_ERROR_CODE.INVALID_REQUEST, message: 'Invalid JSON-RPC Request.' },
+        });
       const header = c.req.header(versionHeader);
-      const method = (body as { method?: unknown } | null)?.method;
+      const method = envelope.data.method;
       const useLegacy = header
         ? isLegacyVersion(header)
         : isLegacyJsonRpcMethod(method) || !isV1JsonRpcMethod(method);
@@ -57,17 +73,18 @@ export function registerJsonRpcRoutes(
         ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
         : JsonRpcTransportHandler.mapToJSONRPCError;
       const id = idOf(body);
-      const errorEnvelope = (error: unknown) => ({ jsonrpc: '2.0', id, error: mapError(error) });
+      const errorEnvelope = (error: unknown) => ({ jsonrpc: '2.0', id, error: mapError(toA2aError(error)) });
       try {
         const context = callContext(c, { requestedVersion, legacy: useLegacy });
         validateVersion(context.requestedVersion, await handler.getAgentCard(), 'JSONRPC');
-        const result = await (useLegacy ? legacy : v1).handle(body as Record<string, unknown>, context);
+        const result = await (useLegacy ? legacy : v1).handle(envelope.data, context);
         if (!isAsyncIterable(result)) return c.json(result);
         const iterator = result[Symbol.asyncIterator]();
         let first: IteratorResult<unknown>;
         try {
           first = await iterator.next();
         } catch (error) {
+          // Nothing was sent yet: a plain JSON-RPC error response, not a stream (see docs/a2a.md).
           return c.json(errorEnvelope(error));
         }
         return sseResponse({

@@ -1,0 +1,196 @@
+import type { Options, Query, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { ClaudeConfig } from '../../config/claude-config.js';
+import { AsyncQueue } from '../../util/async-queue.js';
+import { type AgentSession, AgentStartError, type StartSessionOptions } from '../agent-backend.js';
+import type { AgentErrorInfo, AgentEvent } from '../agent-event.js';
+import { errorInfo } from './classify.js';
+import { claudeSpawner } from './claude-process.js';
+import type { NativeMessage } from './convert.js';
+import { loadSdk } from './load-sdk.js';
+import { PermissionBridge } from './permission-bridge.js';
+import { buildSdkOptions } from './sdk-options.js';
+import { type TurnHost, TurnRunner } from './turn-runner.js';
+import type { TurnTimer } from './turn-timer.js';
+
+/** How long an interrupted turn may take to report its result before the process is closed. */
+const interruptGraceMs = 5000;
+
+/** One `claude` conversation in streaming-input mode, fed one input per turn. */
+export class ClaudeSession implements AgentSession, TurnHost {
+  nativeSessionId: string | null;
+  timer: TurnTimer | undefined;
+  private query: Query | undefined;
+  private prompts: AsyncQueue<SDKUserMessage> | undefined;
+  private iterator: AsyncIterator<unknown> | undefined;
+  /** Why the current turn must end now, decided by agentd (interrupt, timeout, credentials). */
+  private reason: AgentErrorInfo | undefined;
+  /** Why the current query's process could not be started, if it could not. */
+  private spawnFailure: Error | undefined;
+  private isClosed = false;
+  /** A read of the query that is under way (between turns, or handed over to the turn). */
+  private pendingNext: Promise<IteratorResult<unknown>> | undefined;
+  /** Ends the wait of an interrupt under way when the session closes. */
+  private onClose: () => void = () => {};
+  private readonly permissions = new PermissionBridge(() => this.timer);
+  private readonly turns = new TurnRunner(this);
+
+  constructor(private readonly options: StartSessionOptions) {
+    this.nativeSessionId = options.config.resume ?? null;
+  }
+
+  get config(): ClaudeConfig {
+    return this.options.config;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /**
+   * Turns, one input at a time. Between turns `claude` keeps talking (a background task ends, a
+   * turn it starts on its own): those messages are read as they come, not left for the next turn.
+   */
+  async *[Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
+    const inputs = this.options.inputs[Symbol.asyncIterator]();
+    try {
+      let nextInput = inputs.next().then((result) => ({ kind: 'input' as const, result }));
+      while (!this.isClosed) {
+        // Between turns a failed read only means claude has gone; a turn that takes the read over sees the error.
+        const pending = this.iterator
+          ? [
+              this.pullMessage(this.iterator).then(
+                (result) => ({ kind: 'message' as const, result }),
+                () => ({ kind: 'message' as const, result: { done: true as const, value: undefined } }),
+              ),
+            ]
+          : [];
+        const first = await Promise.race([nextInput, ...pending]);
+        if (first.kind === 'message') {
+          this.pendingNext = undefined;
+          if (first.result.done) {
+            this.closeQuery();
+            continue;
+          }
+          for (const event of this.turns.convert(first.result.value as NativeMessage))
+            yield this.noted(event);
+          continue;
+        }
+        // A read that lost the race stays in `pendingNext`: the turn takes it first.
+        if (first.result.done) break;
+        this.reason = undefined;
+        try {
+          for await (const event of this.turns.run(first.result.value)) yield this.noted(event);
+        } finally {
+          this.reason = undefined;
+        }
+        nextInput = inputs.next().then((result) => ({ kind: 'input' as const, result }));
+      }
+    } finally {
+      void inputs.return?.()?.catch(() => undefined);
+      await this.close();
+    }
+  }
+
+  private noted(event: AgentEvent): AgentEvent {
+    if (event.type === 'session.started' && event.sessionId) this.nativeSessionId = event.sessionId;
+    return event;
+  }
+
+  /** The query's next message: one already asked for between turns, or a new read. */
+  private pullMessage(iterator: AsyncIterator<unknown>): Promise<IteratorResult<unknown>> {
+    this.pendingNext ??= iterator.next();
+    return this.pendingNext;
+  }
+
+  async takeMessage(iterator: AsyncIterator<unknown>): Promise<IteratorResult<unknown>> {
+    const next = await this.pullMessage(iterator);
+    this.pendingNext = undefined;
+    return next;
+  }
+
+  push(prompt: SDKUserMessage): void {
+    this.prompts?.push(prompt);
+  }
+
+  stopReason(): AgentErrorInfo | undefined {
+    return this.reason;
+  }
+
+  assertStarted(): void {
+    const failure = this.spawnFailure;
+    if (failure)
+      throw new AgentStartError(`claude could not be started: ${failure.message}`, { cause: failure });
+  }
+
+  async interrupt(): Promise<void> {
+    await this.stopTurn(errorInfo('cancelled', 'the turn was interrupted'));
+  }
+
+  async close(): Promise<void> {
+    this.isClosed = true;
+    this.timer?.stop();
+    this.closeQuery();
+    this.onClose();
+  }
+
+  async stopTurn(reason: AgentErrorInfo): Promise<void> {
+    if (!this.query || this.reason) return;
+    this.reason = reason;
+    const query = this.query;
+    // An interrupt sent as a turn ends may never be answered: give it a grace period, then close.
+    // A session closed meanwhile has no turn left to interrupt.
+    let grace: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      grace = setTimeout(() => {
+        if (this.query === query) this.closeQuery();
+        resolve();
+      }, interruptGraceMs);
+      this.onClose = resolve;
+    });
+    try {
+      await Promise.race([query.interrupt().then(() => undefined), expired]);
+    } catch {
+      this.closeQuery();
+    } finally {
+      clearTimeout(grace);
+      this.onClose = () => {};
+    }
+  }
+
+  closeQuery(): void {
+    this.pendingNext = undefined;
+    this.prompts?.end();
+    this.query?.close();
+    this.query = undefined;
+    this.prompts = undefined;
+    this.iterator = undefined;
+  }
+
+  async openQuery(): Promise<AsyncIterator<unknown>> {
+    if (this.iterator) return this.iterator;
+    const sdk = await loadSdk();
+    const extra: Partial<Options> = {};
+    if (this.options.canUseTool) extra.canUseTool = this.permissions.canUseTool(this.options.canUseTool);
+    if (this.options.resumeDeferredTool)
+      extra.hooks = { PreToolUse: [this.permissions.deferredToolHook(this.options.resumeDeferredTool)] };
+    if (this.options.sessionStore) {
+      extra.sessionStore = this.options.sessionStore as Options['sessionStore'];
+      extra.sessionStoreFlush = 'eager';
+    }
+    this.spawnFailure = undefined;
+    extra.spawnClaudeCodeProcess = claudeSpawner({
+      ...(this.options.onStderr ? { onStderr: this.options.onStderr } : {}),
+      onSpawnFailed: (error) => {
+        this.spawnFailure = error;
+      },
+    });
+    const options = buildSdkOptions(
+      this.nativeSessionId ? { ...this.config, resume: this.nativeSessionId } : this.config,
+      extra,
+    );
+    this.prompts = new AsyncQueue<SDKUserMessage>();
+    this.query = sdk.query({ prompt: this.prompts, options });
+    this.iterator = this.query[Symbol.asyncIterator]();
+    return this.iterator;
+  }
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { UserInput } from '../backends/agent-backend.js';
+import type { Store } from '../store/store.js';
+import type { ExecutionJournal } from './execution-journal.js';
+
+export interface InputFeedOptions {
+  store: Store;
+  sessionId: string;
+  executionId: string;
+  journal: ExecutionJournal;
+  /** How often to look for inputs. @default 50 */
+  pollMs?: number;
+  /** Stop after this long with no turn and nothing keeping the worker up; 0 = never. @default 600000 */
+  idleTimeoutMs?: number;
+  nap: (ms: number) => Promise<void>;
+  /** Whether something keeps the worker up between turns (a person being asked, a background task). */
+  busy: () => boolean;
+  /** Why the worker stops, once it does; the feed ends then. */
+  stopping: () => string | undefined;
+  /** Asks the worker to stop (a stop request seen, the idle timeout). */
+  stop: (reason: string) => void;
+  /** A turn starts on this input; `traced` false for a turn agentd made itself. */
+  onTurnStart?: (inputId: string, options: { traced: boolean }) => Promise<void>;
+}
+
+/**
+ * The session's accepted inputs, oldest first, each marked `dispatching` before the backend sees
+ * it. The backend asks for the next input only once a turn is over, retries included: that is
+ * where the turn settles, exactly once.
+ */
+export class InputFeed {
+  private active = false;
+  private lastActivity = Date.now();
+
+  constructor(private readonly options: InputFeedOptions) {}
+
+  /** Whether a turn is under way: from its input's dispatch until the backend asks for the next. */
+  get turnActive(): boolean {
+    return this.active;
+  }
+
+  /** Something happened: the idle timeout counts from now. */
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  async *inputs(continueDeferred = false): AsyncGenerator<UserInput> {
+    const { store, sessionId, executionId } = this.options;
+    if (continueDeferred) {
+      if (!(await this.beginTurn())) return;
+      const id = randomUUID();
+      await this.options.onTurnStart?.(id, { traced: false });
+      yield { id, text: '', continueDeferred: true };
+      await this.endTurn();
+    }
+    while (!this.options.stopping()) {
+      const [next] = await store.listInputs(sessionId, { states: ['accepted'] });
+      if (next) {
+        // A stop asked for before the dispatch wins: the input stays accepted, never sent.
+        if (!(await this.beginTurn())) return;
+        const [dispatched] = await store.updateInputStates({
+          sessionId,
+          inputIds: [next.id],
+          from: ['accepted'],
+          to: 'dispatching',
+          executionId,
+          epoch: this.options.journal.epoch(),
+          now: Date.now(),
+        });
+        if (!dispatched) {
+          this.active = false;
+          continue;
+        }
+        await this.options.onTurnStart?.(dispatched.id, { traced: true });
+        yield { id: dispatched.id, text: dispatched.text };
+        await this.endTurn();
+        continue;
+      }
+      if (await this.idleTimedOut()) return;
+      await this.options.nap(this.options.pollMs ?? 50);
+    }
+  }
+
+  /** The execution is `running`, unless a stop was asked for: then false, and the worker stops. */
+  private async beginTurn(): Promise<boolean> {
+    const execution = await this.options.journal.setState('running', ['idle', 'running']);
+    if (execution.state === 'stopping') {
+      this.options.stop('stop requested');
+      return false;
+    }
+    this.active = true;
+    return true;
+  }
+
+  private async endTurn(): Promise<void> {
+    this.active = false;
+    this.touch();
+    await this.options.journal.settle();
+  }
+
+  private async idleTimedOut(): Promise<boolean> {
+    const { store, sessionId, journal } = this.options;
+    const idleTimeoutMs = this.options.idleTimeoutMs ?? 600_000;
+    if (idleTimeoutMs <= 0 || this.options.busy() || Date.now() - this.lastActivity <= idleTimeoutMs)
+      return false;
+    // Mark first, then look once more: a sender either sees `stopping` or we see its input.
+    await journal.setState('stopping', ['idle', 'running']);
+    if ((await store.listInputs(sessionId, { states: ['accepted'] })).length > 0) {
+      await journal.setState('idle', ['stopping']);
+      this.touch();
+      return false;
+    }
+    this.options.stop('idle timeout');
+    return true;
+  }
+}

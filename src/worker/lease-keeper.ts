@@ -1,0 +1,88 @@
+import { LeaseLostError } from '../errors/index.js';
+import type { Store } from '../store/store.js';
+
+export interface LeaseKeeperOptions {
+  store: Store;
+  sessionId: string;
+  executionId: string;
+  /** @default 15000 */
+  ttlMs?: number;
+}
+
+/** What became of the attempt to take the session's lease. */
+export type LeaseOutcome =
+  | { taken: true; epoch: number }
+  /** Another execution holds the session. */
+  | { taken: false; heldBy: 'other' }
+  /**
+   * This execution already ran, or runs in another process: this process is a duplicate, and must
+   * leave without writing anything.
+   */
+  | { taken: false; heldBy: 'self' };
+
+/**
+ * The session's lease for one execution: taken once, renewed while the worker lives, and the epoch
+ * that fences every write of the worker.
+ */
+export class LeaseKeeper {
+  private currentEpoch = 0;
+  private lastRenewal = 0;
+  private isLost = false;
+  readonly ttlMs: number;
+
+  constructor(private readonly options: LeaseKeeperOptions) {
+    this.ttlMs = options.ttlMs ?? 15_000;
+  }
+
+  get epoch(): number {
+    return this.currentEpoch;
+  }
+
+  /** True once a renewal was refused (or a write was fenced off): another worker owns the session. */
+  get lost(): boolean {
+    return this.isLost;
+  }
+
+  markLost(): void {
+    this.isLost = true;
+  }
+
+  async acquire(process: { pid: number; processStartTime: string | null }): Promise<LeaseOutcome> {
+    const { store, sessionId, executionId } = this.options;
+    // A process of an execution that is no longer starting (it ran, or runs elsewhere) is a
+    // duplicate: it reads, and leaves. The store makes the same check atomically on acquisition.
+    const execution = await store.getExecution(executionId);
+    if (execution?.epoch !== 0 || !['starting', 'stopping'].includes(execution.state))
+      return { taken: false, heldBy: 'self' };
+    const lease = await store.acquireLease({
+      sessionId,
+      owner: executionId,
+      ttlMs: this.ttlMs,
+      pid: process.pid,
+      processStartTime: process.processStartTime,
+      now: Date.now(),
+    });
+    if (lease) {
+      this.currentEpoch = lease.epoch;
+      this.lastRenewal = Date.now();
+      return { taken: true, epoch: lease.epoch };
+    }
+    // Refused without another live owner: the store found this execution not fresh, or not ours.
+    const holder = await store.getLease(sessionId);
+    const other = holder !== null && holder.owner !== executionId && holder.expiresAt > Date.now();
+    return { taken: false, heldBy: other ? 'other' : 'self' };
+  }
+
+  /** Renews the lease once a third of its time has passed; `LeaseLostError` when refused. */
+  async renewIfDue(): Promise<void> {
+    if (Date.now() - this.lastRenewal <= this.ttlMs / 3) return;
+    const renewed = await this.options.store.renewLease({
+      sessionId: this.options.sessionId,
+      epoch: this.currentEpoch,
+      ttlMs: this.ttlMs,
+      now: Date.now(),
+    });
+    if (!renewed) throw new LeaseLostError('lease renewal refused');
+    this.lastRenewal = Date.now();
+  }
+}
