@@ -6,4 +6,6 @@ export interface CliContext {
   stdout: Output;
   stderr: Output;
   exitCode: number;
+  /** Aborts when stdout's reader has gone (`agentd … | head`): a command stops what it was doing. */
+  outputClosed: AbortSignal;
 }

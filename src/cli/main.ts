@@ -7,7 +7,8 @@ import { registerRun } from './commands/run.js';
 import { registerServe } from './commands/serve.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import type { CliContext } from './context.js';
-import { exitCodes } from './exit-codes.js';
+import { exitCodeOf, exitCodes, exitCodesHelp } from './exit-codes.js';
+import type { Output } from './render.js';
 
 export function buildProgram(context: CliContext): Command {
   const program = new Command('agentd')
@@ -17,7 +18,8 @@ export function buildProgram(context: CliContext): Command {
     .configureOutput({
       writeOut: (text) => context.stdout.write(text),
       writeErr: (text) => context.stderr.write(text),
-    });
+    })
+    .addHelpText('after', exitCodesHelp);
   registerRun(program, context);
   registerSessionCommands(program, context);
   registerEvents(program, context);
@@ -27,13 +29,32 @@ export function buildProgram(context: CliContext): Command {
   return program;
 }
 
+/**
+ * Output to a stream whose reader may go away (`agentd run … --json | head`): from the first write
+ * error (EPIPE) on, writes are dropped and `closed` aborts, instead of an unhandled error event.
+ */
+function streamOutput(stream: NodeJS.WriteStream, closed?: AbortController): Output {
+  let broken = false;
+  stream.on('error', () => {
+    broken = true;
+    closed?.abort();
+  });
+  return {
+    write: (text) => {
+      if (!broken) stream.write(text);
+    },
+  };
+}
+
 /** Runs the CLI and returns its exit code. */
 export async function main(argv: string[]): Promise<number> {
+  const outputClosed = new AbortController();
   const context: CliContext = {
     env: process.env,
-    stdout: { write: (text) => process.stdout.write(text) },
-    stderr: { write: (text) => process.stderr.write(text) },
+    stdout: streamOutput(process.stdout, outputClosed),
+    stderr: streamOutput(process.stderr),
     exitCode: exitCodes.success,
+    outputClosed: outputClosed.signal,
   };
   const program = buildProgram(context);
   try {
@@ -45,8 +66,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof AgentdError) {
       context.stderr.write(`agentd: ${error.message} (${error.code})\n`);
-      if (error.code === 'credentials_missing') return exitCodes.credentials;
-      return error.userError ? exitCodes.usage : exitCodes.failure;
+      return exitCodeOf(error.code);
     }
     throw error;
   }

@@ -21,9 +21,14 @@ export class HumanRenderer {
   private streamedText = false;
   private atLineStart = true;
 
+  /**
+   * @param sessionId the agentd session the closing line names (what `agentd show` takes); without
+   * it, the backend's own session id.
+   */
   constructor(
     private readonly out: Output,
     private readonly err: Output,
+    private readonly sessionId?: string,
   ) {}
 
   private text(text: string) {
@@ -68,7 +73,7 @@ export class HumanRenderer {
         const tokens =
           event.usage.inputTokens + event.usage.cacheReadInputTokens + event.usage.cacheCreationInputTokens;
         this.line(
-          `session ${event.sessionId} · ${tokens} in / ${event.usage.outputTokens} out tokens · ${formatCost(event.costUsd)} · ${event.numTurns} turn${event.numTurns === 1 ? '' : 's'}`,
+          `session ${this.sessionId ?? event.sessionId} · ${tokens} in / ${event.usage.outputTokens} out tokens · ${formatCost(event.costUsd)} · ${event.numTurns} turn${event.numTurns === 1 ? '' : 's'}`,
         );
         return;
       }

@@ -4,6 +4,12 @@ type Env = Record<string, string | undefined>;
 
 export type CredentialSource = 'api_key' | 'auth_token' | 'oauth_token' | 'cloud';
 
+/**
+ * Where a session's model calls go: Anthropic (and compatible endpoints), OpenRouter's Anthropic
+ * skin, or `offline`, the built-in demo model that each worker of the session starts for itself.
+ */
+export type Provider = 'anthropic' | 'openrouter' | 'offline';
+
 const set = (env: Env, name: string) => (env[name] ?? '').trim().length > 0;
 
 /**
@@ -18,17 +24,34 @@ export function credentialSource(env: Env): CredentialSource | null {
   return null;
 }
 
+/** The provider an environment's credentials reach (never `offline`: that is chosen, not found). */
+export function providerOf(env: Env): Provider {
+  return /openrouter\.ai/i.test(env.ANTHROPIC_BASE_URL ?? '') ? 'openrouter' : 'anthropic';
+}
+
 export const missingCredentialsHelp = [
   'no model credentials found. Set one of:',
   '  ANTHROPIC_API_KEY=sk-ant-...                          (Anthropic)',
   '  ANTHROPIC_BASE_URL=https://openrouter.ai/api ANTHROPIC_AUTH_TOKEN=sk-or-... ANTHROPIC_API_KEY=""',
   '                                                        (OpenRouter or another Anthropic-compatible endpoint)',
   '  CLAUDE_CODE_OAUTH_TOKEN=...                           (a Claude subscription token)',
+  'or try agentd without credentials: --offline (agentd run/start/serve) uses the built-in demo model',
 ].join('\n');
 
-/** Throws `CredentialsMissingError`, saying what to set, when the environment has no credentials. */
-export function requireCredentials(env: Env): CredentialSource {
-  const source = credentialSource(env);
-  if (source === null) throw new CredentialsMissingError(missingCredentialsHelp);
-  return source;
+/**
+ * The one check before a worker starts: the environment it will get must reach the session's
+ * provider. An offline session needs nothing (its worker brings the demo model). Throws
+ * `CredentialsMissingError` saying what to set.
+ */
+export function requireProviderCredentials(options: { provider: string; env: Env }): void {
+  const { provider, env } = options;
+  if (provider === 'offline') return;
+  if (credentialSource(env) === null) throw new CredentialsMissingError(missingCredentialsHelp, { provider });
+  const reached = providerOf(env);
+  if (reached !== provider) {
+    throw new CredentialsMissingError(
+      `this session uses the ${provider} provider, but the credentials found reach ${reached}: set the ${provider} credentials (see agentd --help)`,
+      { provider },
+    );
+  }
 }

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AgentBackend } from '../backends/agent-backend.js';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
+import { type Provider, providerOf, requireProviderCredentials } from '../config/credentials.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
@@ -20,6 +23,7 @@ import {
 } from '../store/store.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { claudeExecutablePath } from './claude-executable.js';
+import { runExecutionHere, tapJournal } from './execution-here.js';
 import { Supervisor } from './supervisor.js';
 
 export interface RuntimeOptions {
@@ -33,6 +37,11 @@ export interface RuntimeOptions {
   config?: ClaudeConfig;
   /** How often `events(..., { follow: true })` looks for new events. @default 50 */
   pollMs?: number;
+  /**
+   * New sessions use the built-in demo model (provider `offline`) unless they say otherwise, as
+   * `agentd serve --offline` does. @default false
+   */
+  offline?: boolean;
 }
 
 export interface CreateSessionOptions {
@@ -42,10 +51,21 @@ export interface CreateSessionOptions {
   messageId?: string;
   /** Makes creation idempotent: the same launch id returns the same session. */
   launchId?: string;
+  /** An existing directory; relative paths resolve against this process's cwd. @default process.cwd() */
   cwd?: string;
   model?: string;
   role?: string;
+  /**
+   * Answer with the built-in demo model (provider `offline`): no credentials, no network. Each worker
+   * of the session starts the demo model itself. @default the runtime's `offline`
+   */
+  offline?: boolean;
   permissionMode?: PermissionMode;
+  /**
+   * Refuse to create the session (`credentials_missing`) unless a worker could start for it.
+   * @default true when `prompt` is given
+   */
+  requireCredentials?: boolean;
   /** Settings over the runtime's base config. */
   config?: Partial<ClaudeConfig>;
   title?: string;
@@ -59,6 +79,20 @@ export interface SendOptions {
   messageId?: string;
   /** W3C trace context of the request that sent it; the worker's turn span continues that trace. */
   traceparent?: string;
+}
+
+export interface RunHereOptions extends SendOptions {
+  /** What runs the turns, in this process. */
+  backend: AgentBackend;
+  /** Sees each journal record this process writes for the session, as it is written. */
+  onRecord?: (record: JournalRecord) => void;
+}
+
+export interface ExecutionHere {
+  input: InputRecord;
+  execution: ExecutionRecord;
+  /** The worker's exit code, once it has stopped. */
+  done: Promise<number>;
 }
 
 export interface EventsOptions {
@@ -78,9 +112,15 @@ export interface SessionDetails {
   lastCursor: number;
 }
 
-/** Where the session's model calls go: OpenRouter's Anthropic skin, or Anthropic (and compatibles). */
-function providerOf(env: Record<string, string | undefined>): string {
-  return /openrouter\.ai/i.test(env.ANTHROPIC_BASE_URL ?? '') ? 'openrouter' : 'anthropic';
+/** The working directory must exist before anything is recorded: a worker could not start in it. */
+function requireDirectory(cwd: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(cwd).isDirectory();
+  } catch {
+    // Missing or unreadable: the same answer.
+  }
+  if (!isDirectory) throw new InvalidInputError(`cwd ${cwd} is not an existing directory`, { cwd });
 }
 
 /** What never goes into the store: credentials and other environment travel to workers by env only. */
@@ -99,6 +139,7 @@ export class Runtime {
   private readonly baseConfig: ClaudeConfig;
   private readonly pollMs: number;
   private readonly env: Record<string, string | undefined>;
+  private readonly offline: boolean;
 
   constructor(options: {
     store: Store;
@@ -106,12 +147,14 @@ export class Runtime {
     env: Record<string, string | undefined>;
     config: ClaudeConfig;
     pollMs: number;
+    offline?: boolean;
   }) {
     this.store = options.store;
     this.paths = options.paths;
     this.baseConfig = options.config;
     this.pollMs = options.pollMs;
     this.env = options.env;
+    this.offline = options.offline ?? false;
     this.supervisor = new Supervisor({ store: options.store, paths: options.paths, env: options.env });
   }
 
@@ -129,12 +172,17 @@ export class Runtime {
     if (options.model) config.model = options.model;
     if (options.permissionMode) config.permissionMode = options.permissionMode;
     config.cwd = resolve(options.cwd ?? config.cwd ?? process.cwd());
+    requireDirectory(config.cwd);
+    const provider: Provider =
+      (options.offline ?? this.offline) ? 'offline' : providerOf({ ...this.env, ...config.env });
+    // A session whose first turn could not start is not created at all.
+    if (options.requireCredentials ?? options.prompt !== undefined) this.requireProvider(provider);
     const stored = storableConfig(config);
     // The launch configuration includes the first prompt, so a launch id fixes both.
     if (options.prompt !== undefined) stored.initialPrompt = options.prompt;
     const { session, created } = await this.store.createSession({
       id: randomUUID(),
-      provider: providerOf({ ...this.env, ...config.env }),
+      provider,
       role: options.role ?? null,
       model: config.model ?? null,
       cwd: config.cwd,
@@ -164,30 +212,43 @@ export class Runtime {
       throw new InvalidInputError('text must not be empty');
     const session = await this.requireSession(sessionId);
     if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
-    const { input, created } = await this.store.addInput({
-      id: randomUUID(),
-      sessionId,
-      messageId: options.messageId ?? randomUUID(),
-      text: options.text,
-      now: Date.now(),
-    });
-    if (created) {
-      await this.store.appendEvents(
-        sessionId,
-        [
-          journalEntry({
-            type: 'input.accepted',
-            inputId: input.id,
-            messageId: input.messageId,
-            text: input.text,
-            ...(options.traceparent ? { traceparent: options.traceparent } : {}),
-          }),
-        ],
-        { now: Date.now() },
-      );
-    }
+    // Refused before it is journaled when no worker could deliver it; a live worker has its own env.
+    if (!(await this.liveExecution(sessionId))) this.requireProvider(session.provider);
+    const input = await this.journalInput(this.store, sessionId, options);
     if (input.state === 'accepted') await this.ensureWorker(sessionId);
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
+  }
+
+  /**
+   * Runs one execution of the session in this process instead of a detached worker, starting with
+   * `text` (`agentd run`: nothing to spawn, and `onRecord` sees each journal record this process
+   * writes as it is written). It is journaled and leased like any execution. The session must
+   * have no live worker. `done` resolves with the worker's exit code once it stops (`stop()`).
+   */
+  async runHere(sessionId: string, options: RunHereOptions): Promise<ExecutionHere> {
+    if (typeof options.text !== 'string' || options.text.trim() === '')
+      throw new InvalidInputError('text must not be empty');
+    const session = await this.requireSession(sessionId);
+    if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
+    this.requireProvider(session.provider);
+    const live = await this.liveExecution(sessionId);
+    if (live)
+      throw new StateError(
+        `session ${sessionId} already has a live worker (${live.id}); send it a message with agentd send`,
+        { executionId: live.id },
+      );
+    const store = options.onRecord ? tapJournal(this.store, options.onRecord) : this.store;
+    const input = await this.journalInput(store, sessionId, options);
+    const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
+    const run = runExecutionHere({
+      store,
+      session,
+      executionId: execution.id,
+      backend: options.backend,
+      env: this.env,
+      logFile: join(this.paths.logs, `${execution.id}.log`),
+    });
+    return { input, execution, done: run.done };
   }
 
   /** The session's events after a cursor; with `follow`, waits for more until aborted. */
@@ -234,7 +295,10 @@ export class Runtime {
     await this.requireSession(sessionId);
     const live = await this.liveExecution(sessionId);
     if (!live) return null;
-    return this.store.updateExecution(live.id, { state: 'stopping', now: Date.now() });
+    const stopping = await this.store.updateExecution(live.id, { state: 'stopping', now: Date.now() });
+    // Woken, it sees the request now rather than at its next poll.
+    this.supervisor.nudge(live);
+    return stopping;
   }
 
   /** Interrupts the current turn of the live worker (the session stays open). */
@@ -253,6 +317,7 @@ export class Runtime {
   async resume(sessionId: string): Promise<ExecutionRecord> {
     const session = await this.requireSession(sessionId);
     if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
+    this.requireProvider(session.provider);
     // A worker that let its lease lapse (stopped, hung) is taken over: it is fenced off from here on.
     await this.supervisor.reconcile(sessionId, { takeOverLapsed: true });
     const live = await this.liveExecution(sessionId);
@@ -369,9 +434,45 @@ export class Runtime {
   }
 
   private async startWorker(sessionId: string): Promise<ExecutionRecord> {
+    this.requireProvider((await this.requireSession(sessionId)).provider);
     const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
     const identity = this.supervisor.spawnWorker(execution);
     return this.store.updateExecution(execution.id, { ...identity, now: Date.now() });
+  }
+
+  /** Journals an input (`input.accepted`) once; the same message id and text is the same input. */
+  private async journalInput(store: Store, sessionId: string, options: SendOptions): Promise<InputRecord> {
+    const { input, created } = await store.addInput({
+      id: randomUUID(),
+      sessionId,
+      messageId: options.messageId ?? randomUUID(),
+      text: options.text,
+      now: Date.now(),
+    });
+    if (created) {
+      await store.appendEvents(
+        sessionId,
+        [
+          journalEntry({
+            type: 'input.accepted',
+            inputId: input.id,
+            messageId: input.messageId,
+            text: input.text,
+            ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+          }),
+        ],
+        { now: Date.now() },
+      );
+    }
+    return input;
+  }
+
+  /**
+   * Every path that starts a worker passes here: the workers of this runtime get its env, which must
+   * reach the session's provider. Throws `CredentialsMissingError`.
+   */
+  private requireProvider(provider: string): void {
+    requireProviderCredentials({ provider, env: this.env });
   }
 
   private async requireSession(sessionId: string): Promise<SessionRecord> {
@@ -392,6 +493,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     env,
     config: options.config ?? claudeConfigFromEnv(env),
     pollMs: options.pollMs ?? 50,
+    ...(options.offline ? { offline: true } : {}),
   });
   await runtime.reconcile();
   return runtime;

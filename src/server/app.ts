@@ -18,7 +18,7 @@ import { ServerMetrics } from './server-metrics.js';
 
 export interface AppOptions {
   runtime: Runtime;
-  /** Which model the workers talk to; `unconfigured` refuses to start agents. @default 'anthropic' */
+  /** Which model the workers talk to, as /health reports it (the runtime refuses what it cannot start). @default 'anthropic' */
   modelMode?: ModelMode;
   /** Bearer tokens; when empty, requests are not authenticated. @default [] */
   tokens?: readonly string[];

@@ -2,7 +2,6 @@ export type { AppOptions } from './app.js';
 export { createApp } from './app.js';
 export { openApiDocument } from './http/openapi.js';
 export type { ModelMode } from './http/schemas.js';
-export { startOfflineModel } from './offline-model.js';
 export type { RunningServer, StartServerOptions } from './serve.js';
 export { startServer } from './serve.js';
 export type { ServerConfig } from './server-config.js';

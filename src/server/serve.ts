@@ -4,12 +4,10 @@ import type { Hono } from 'hono';
 import { ConfigError } from '../errors/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { SqliteA2aStore } from '../store/sqlite/sqlite-a2a-store.js';
-import type { ScriptedModel } from '../testing/scripted-model.js';
 import { type A2aMount, mountA2a } from './a2a/mount.js';
 import { createApp } from './app.js';
 import type { ModelMode } from './http/schemas.js';
 import { modelModeOf } from './model-mode.js';
-import { startOfflineModel } from './offline-model.js';
 import { baseClaudeConfig, configuredTokens, type ServerConfig } from './server-config.js';
 import { ServerMetrics } from './server-metrics.js';
 
@@ -28,7 +26,10 @@ export interface StartServerOptions {
   tokens?: readonly string[];
   /** Allow a non-loopback host without tokens. @default false */
   insecure?: boolean;
-  /** Without credentials, start the built-in scripted demo model. @default false */
+  /**
+   * Sessions created here use the built-in demo model (provider `offline`): each of their workers
+   * starts it for itself, so they answer with no credentials, also after the server stops. @default false
+   */
   offline?: boolean;
   /** Overrides the config file's value. @default 16 */
   maxLiveWorkers?: number;
@@ -80,11 +81,11 @@ function urlOf(host: string, port: number): string {
 /** How long open connections (event streams) get to end before they are cut. */
 const closeGraceMs = 2000;
 
-/** Starts `agentd serve`: the runtime, the HTTP API on Hono, and in offline mode the demo model. */
+/** Starts `agentd serve`: the runtime and the HTTP API (with A2A) on Hono. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const config = options.config ?? {};
-  let env: Record<string, string | undefined> = { ...(options.env ?? process.env) };
+  const env: Record<string, string | undefined> = { ...(options.env ?? process.env) };
   const tokens = configuredTokens(config, env, options.tokens);
   if (!isLoopback(host) && tokens.length === 0 && !options.insecure) {
     throw new ConfigError(
@@ -93,18 +94,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
 
   const notices: string[] = [];
-  let modelMode = modelModeOf(env);
-  let offlineModel: ScriptedModel | undefined;
-  if (options.offline) {
-    if (modelMode === 'unconfigured') {
-      offlineModel = await startOfflineModel();
-      env = { ...env, ...offlineModel.env() };
-      modelMode = 'offline';
-      notices.push(`offline: workers talk to the built-in demo model at ${offlineModel.url}`);
-    } else {
-      notices.push(`--offline ignored: credentials found, using ${modelMode}`);
-    }
-  }
+  const modelMode: ModelMode = options.offline ? 'offline' : modelModeOf(env);
+  if (options.offline)
+    notices.push('offline: new sessions answer with the built-in demo model (docs/offline-demo.md)');
   if (!isLoopback(host) && tokens.length === 0)
     notices.push(`WARNING: listening on ${host} with no authentication (--insecure)`);
 
@@ -113,6 +105,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     env,
     config: baseClaudeConfig(config, env),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+    ...(options.offline ? { offline: true } : {}),
   });
   const metrics = new ServerMetrics({ runtime });
   await metrics.baseline();
@@ -162,7 +155,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (error) {
     await a2aStore?.close();
     await runtime.close();
-    await offlineModel?.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
       throw new ConfigError(`cannot listen on ${host}:${options.port ?? 8080}: ${code}`, { code });
@@ -193,7 +185,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await a2a?.close();
       await a2aStore?.close();
       await runtime.close();
-      await offlineModel?.close();
     })();
     return closed;
   };

@@ -106,6 +106,49 @@ describe('FileSkillStore', () => {
     expect(await blobNames()).toHaveLength(1);
   });
 
+  it('add: concurrent adds of the same content all succeed and leave one blob', async () => {
+    const folder = join(root, 'pdf-tools');
+    await writeFolder(folder, files);
+
+    const results = await Promise.all([store.add(folder), store.add(folder), store.add(folder)]);
+
+    expect(new Set(results.map((result) => result.digest)).size).toBe(1);
+    expect(await blobNames()).toHaveLength(1);
+    expect(await readdir(join(storeDirectory, 'tmp'))).toEqual([]);
+  });
+
+  it('materialize: concurrent materializations into one target give one whole skill and skill_target_exists', async () => {
+    const folder = join(root, 'pdf-tools');
+    await writeFolder(folder, files);
+    const { digest } = await store.add(folder);
+    const target = join(root, 'config', 'skills', 'pdf-tools');
+
+    const outcomes = await Promise.allSettled([1, 2, 3].map(() => store.materialize(digest, target)));
+
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected')
+        expect(outcome.reason).toMatchObject({ code: 'skill_target_exists' });
+    }
+    expect(await readdir(join(root, 'config', 'skills'))).toEqual(['pdf-tools']);
+    expect(await readFile(join(target, 'scripts/merge.sh'), 'utf8')).toBe('#!/bin/sh\necho merged\n');
+  });
+
+  it('add: non-ASCII names give one digest from a folder, a tar and a zip made by Info-ZIP (UTF-8, unflagged)', async () => {
+    const folder = join(root, 'unicode');
+    await writeFolder(folder, { 'SKILL.md': skillMarkdown, 'docs/ü-naïve-файл.md': 'x' });
+    execFileSync('zip', ['-qr', join(root, 'unicode.zip'), '.'], { cwd: folder });
+    execFileSync('tar', ['-czf', join(root, 'unicode.tgz'), '-C', folder, '.']);
+
+    const fromFolder = await store.add(folder);
+    const fromZip = await store.add(join(root, 'unicode.zip'));
+    const fromTar = await store.add(join(root, 'unicode.tgz'));
+
+    expect(fromFolder.files.map((file) => file.path)).toEqual(['SKILL.md', 'docs/ü-naïve-файл.md']);
+    expect(fromZip.digest).toBe(fromFolder.digest);
+    expect(fromTar.digest).toBe(fromFolder.digest);
+  });
+
   it('add: the executable bit is part of the content', async () => {
     const folder = join(root, 'pdf-tools');
     await writeFolder(folder, files);

@@ -124,6 +124,8 @@ export class FileSkillStore implements SkillStore {
       await rename(staging, targetDir);
     } catch (error) {
       await rm(staging, { recursive: true, force: true });
+      // Another materialize (or anyone) filled the target between our check and the rename.
+      if (hasCode(error, 'EEXIST') || hasCode(error, 'ENOTEMPTY')) throw targetExists(targetDir);
       throw error;
     }
     return summarize(skill);
@@ -207,8 +209,21 @@ function sortKey(entry: SkillListEntry): string {
   return entry.state === 'ok' ? `0 ${entry.name} ${entry.digest}` : `1 ${entry.digest}`;
 }
 
+function hasCode(error: unknown, code: string): boolean {
+  return error instanceof Error && 'code' in error && error.code === code;
+}
+
 function isMissing(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && error.code === 'ENOENT';
+  return hasCode(error, 'ENOENT');
+}
+
+function targetExists(targetDir: string): SkillTargetExistsError {
+  return new SkillTargetExistsError(
+    `Cannot materialize a skill into ${targetDir}: it exists and is not empty`,
+    {
+      targetDir,
+    },
+  );
 }
 
 function ignoreMissing<T>(fallback: T): (error: unknown) => T {
@@ -222,9 +237,7 @@ async function emptyDirectoryOrAbsent(path: string): Promise<boolean> {
   const stats = await lstat(path).catch(ignoreMissing(undefined));
   if (stats === undefined) return false;
   if (stats.isDirectory() && (await readdir(path)).length === 0) return true;
-  throw new SkillTargetExistsError(`Cannot materialize a skill into ${path}: it exists and is not empty`, {
-    targetDir: path,
-  });
+  throw targetExists(path);
 }
 
 async function writeSynced(options: { path: string; bytes: Buffer; mode: number }): Promise<void> {

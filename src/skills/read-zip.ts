@@ -45,12 +45,7 @@ async function readEntry(options: {
 }): Promise<void> {
   const { zipfile, entry, collector } = options;
   collector.countEntry();
-  const path = yauzl.getFileNameLowLevel(
-    entry.generalPurposeBitFlag,
-    entry.fileNameRaw,
-    entry.extraFields,
-    false,
-  );
+  const path = entryName(entry);
   // Finder's resource-fork shadows; skipping them lets a zip made with "Compress" load as its folder.
   if (path.split('/')[0] === '__MACOSX') return;
   // The Unix mode sits in the high half of the external attributes. It is read whatever system
@@ -87,4 +82,27 @@ async function readEntry(options: {
     });
   }
   collector.addFile({ rawPath: path, executable: (mode & 0o111) !== 0, content: Buffer.concat(chunks) });
+}
+
+const utf8NameFlag = 0x800;
+const unicodePathField = 0x7075;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The entry's name as its maker meant it. Info-ZIP's `zip` on Linux writes UTF-8 names without
+ * setting the UTF-8 flag, which read as CP437 would turn `ü` into `├╝` and give the same folder
+ * another digest; so an unflagged name that is valid UTF-8 is read as UTF-8 (as `unzip` on Unix
+ * does), and only other bytes fall back to CP437. Backslashes become `/`, as Windows tools mean.
+ */
+function entryName(entry: Entry): string {
+  const flagged = (entry.generalPurposeBitFlag & utf8NameFlag) !== 0;
+  const hasUnicodeField = entry.extraFields.some((field) => field.id === unicodePathField);
+  if (!flagged && !hasUnicodeField) {
+    try {
+      return strictUtf8.decode(entry.fileNameRaw).replaceAll('\\', '/');
+    } catch {
+      // not UTF-8: an old DOS or Windows zip, in CP437
+    }
+  }
+  return yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, false);
 }

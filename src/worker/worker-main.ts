@@ -8,6 +8,7 @@ import { ClaudeBackend } from '../backends/claude/claude-backend.js';
 import { dataPaths } from '../journal/data-dir.js';
 import { openStore } from '../journal/open-store.js';
 import { startTracing } from '../telemetry/tracing.js';
+import { startDemoModelFor } from '../testing/demo-model.js';
 import { runExecution, workerExitCodes } from './run-execution.js';
 
 /** A positive number from the environment, or nothing. */
@@ -29,6 +30,9 @@ async function main(): Promise<number> {
   const idleTimeoutMs = numberFromEnv('AGENTD_IDLE_TIMEOUT_MS');
   const leaseTtlMs = numberFromEnv('AGENTD_LEASE_TTL_MS');
   const tracing = startTracing(process.env, 'worker');
+  // An offline session's worker brings its own demo model: the model lives exactly as long as it.
+  const session = await store.getSession(sessionId);
+  const demo = session ? await startDemoModelFor(session) : null;
   const execution = runExecution({
     store,
     backend: new ClaudeBackend(),
@@ -38,6 +42,7 @@ async function main(): Promise<number> {
     ...(leaseTtlMs !== undefined ? { leaseTtlMs } : {}),
     tracing,
     log,
+    ...(demo ? { env: demo.env } : {}),
   });
   // The runtime on this host signals a new input or answer, so the worker need not wait for its poll.
   process.on('SIGUSR2', () => execution.wake());
@@ -50,6 +55,7 @@ async function main(): Promise<number> {
   } finally {
     await tracing?.shutdown().catch((error: unknown) => log(`tracing: ${String(error)}`));
     await store.close();
+    await demo?.close();
   }
 }
 

@@ -161,7 +161,14 @@ describe('A2A conformance', () => {
   it('ListTasks takes only an RFC 3339 statusTimestampAfter, on every transport', async () => {
     const task = await seedTask(TaskState.TASK_STATE_COMPLETED);
     for (const client of Object.values(clients)) {
-      for (const bad of ['-1', '2026-01-01', '12', 'yesterday', '2026-13-01T00:00:00Z']) {
+      for (const bad of [
+        '-1',
+        '2026-01-01',
+        '12',
+        'yesterday',
+        '2026-13-01T00:00:00Z',
+        '2026-02-30T00:00:00Z',
+      ]) {
         await expect(client.listTasks(listRequest({ statusTimestampAfter: bad }))).rejects.toBeInstanceOf(
           RequestMalformedError,
         );

@@ -6,6 +6,7 @@
  */
 import { request as httpRequest, type IncomingMessage, Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { ClaudeConfig } from '../../src/config/claude-config.js';
@@ -18,8 +19,6 @@ import { SqliteA2aStore } from '../../src/store/sqlite/sqlite-a2a-store.js';
 import { assertIsolated, type Env } from './isolated-env.js';
 
 export type { Env };
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface A2aTestServer {
   readonly url: string;

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Message,
   type Part,
@@ -33,8 +34,6 @@ import { isolatedEnv } from './isolated-env.js';
 // A2A as a client sees it: the @a2a-js/sdk client (JSON-RPC and HTTP+JSON) and raw v0.3 JSON-RPC,
 // against mountA2a on a real HTTP server, a real runtime and store, detached workers running the
 // real SDK and `claude`, and the scripted model.
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Waits for `probe` to return a truthy value, failing at the deadline (never asserting on time). */
 async function waitFor<T>(

@@ -25,9 +25,9 @@ import {
   readinessSchema,
   sessionDetailsSchema,
 } from '../../src/server/http/schemas.js';
-import { lastUserText } from '../../src/server/offline-model.js';
 import { type RunningServer, startServer } from '../../src/server/serve.js';
 import type { EventRecord } from '../../src/store/store.js';
+import { lastUserText } from '../../src/testing/demo-model.js';
 import {
   type RecordedRequest,
   type ScriptedModel,

@@ -12,7 +12,7 @@ import {
   toolResults,
 } from '../../src/testing/index.js';
 import { isolatedEnv } from './isolated-env.js';
-import { jsonLines, killLeftovers, runCli, spawnCli, waitFor } from './support/cli.js';
+import { agentEvents, jsonLines, killLeftovers, runCli, spawnCli, waitFor } from './support/cli.js';
 
 // `agentd run` as a user types it: the built binary, the real `claude`, the scripted model.
 
@@ -85,6 +85,53 @@ describe('agentd run', { timeout: 120_000 }, () => {
     expect([Number(tokensIn), Number(tokensOut), Number(turns)]).toEqual([120, 34, 1]);
     expect(Number(cost)).toBeGreaterThan(0);
     expect(requestText(model!.conversationRequests()[0]!)).toContain('What is the capital of France?');
+
+    // The id it prints is agentd's: the run is journaled like any session.
+    const sessionId = summary![1]!;
+    const listed = await runCli(['sessions', '--json'], { env });
+    expect((JSON.parse(listed.stdout) as Array<{ id: string }>).map((session) => session.id)).toContain(
+      sessionId,
+    );
+    const shown = await runCli(['show', sessionId, '--json'], { env });
+    expect(shown.code).toBe(0);
+    const details = JSON.parse(shown.stdout) as {
+      inputs: Array<{ text: string; state: string }>;
+      executions: Array<{ state: string }>;
+      live: unknown;
+    };
+    expect(details.inputs.map((input) => [input.text, input.state])).toEqual([
+      ['What is the capital of France?', 'delivered'],
+    ]);
+    expect(details.executions.map((execution) => execution.state)).toEqual(['stopped']);
+    expect(details.live).toBeNull();
+  });
+
+  it('--offline answers with the demo model, with no credentials at all', async () => {
+    workDir = await realpath(await mkdtemp(join(tmpdir(), 'agentd-e2e-run-')));
+    const result = await runCli(['run', '--offline', 'hello demo', '--cwd', workDir], { env: cleanEnv() });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('offline demo model');
+    expect(result.stdout).toContain('You said: hello demo');
+  });
+
+  it('--json | head: output closed early stops the run quietly, no EPIPE stack trace', async () => {
+    const { env } = await setup([{ text: 'word '.repeat(400), chunkSize: 5, chunkDelayMs: 100 }]);
+    const cli = spawnCli(['run', 'talk for a long time', '--cwd', workDir, '--json'], { env });
+    await waitFor(() => cli.stdout.includes('\n'));
+    // What `head -1` does once it has its line.
+    cli.child.stdout.destroy();
+    const result = await cli.done;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('--resume with an id agentd does not know exits 4 (not_found) without starting claude', async () => {
+    const { env } = await setup([]);
+    const result = await runCli(['run', 'hi', '--resume', 'no-such-session'], { env });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/^agentd: session no-such-session not found \(not_found\)\n$/);
+    expect(model!.requests).toHaveLength(0);
   });
 
   it('runs an allowed Bash command in the working directory and gives its output to the model', async () => {
@@ -189,7 +236,7 @@ describe('agentd run', { timeout: 120_000 }, () => {
     const result = await runCli(['run', 'hi', '--cwd', workDir, '--json'], { env });
 
     expect(result.code).toBe(0);
-    const events = jsonLines(result.stdout);
+    const events = agentEvents(jsonLines(result.stdout));
     expect(events.filter((event) => event.type === 'agent.retry')).toEqual([
       expect.objectContaining({
         by: 'claude',
@@ -197,7 +244,10 @@ describe('agentd run', { timeout: 120_000 }, () => {
         error: expect.objectContaining({ code: 'rate_limit', status: 429, transient: true }),
       }),
     ]);
-    expect(events.at(-1)).toMatchObject({ type: 'agent.turn.completed', isError: false, result: 'made it' });
+    expect(events.findLast((event) => event.type === 'agent.turn.completed')).toMatchObject({
+      isError: false,
+      result: 'made it',
+    });
     expect(model!.conversationRequests()).toHaveLength(2);
   });
 
@@ -206,7 +256,7 @@ describe('agentd run', { timeout: 120_000 }, () => {
     const result = await runCli(['run', 'hi', '--cwd', workDir, '--json'], { env });
 
     expect(result.code).toBe(3);
-    const events = jsonLines(result.stdout);
+    const events = agentEvents(jsonLines(result.stdout));
     expect(events.at(-1)).toEqual({
       type: 'agent.error',
       error: expect.objectContaining({ code: 'authentication', transient: false, status: 401 }),
@@ -269,7 +319,13 @@ describe('agentd run', { timeout: 120_000 }, () => {
     });
 
     expect(result.code).toBe(0);
-    const events = jsonLines(result.stdout);
+    const lines = jsonLines(result.stdout);
+    // Journal records of one agentd session, gapless from its first input to the worker's stop.
+    expect(lines.map((line) => line.cursor)).toEqual(lines.map((_, index) => index + 1));
+    expect(new Set(lines.map((line) => line.sessionId)).size).toBe(1);
+    expect(lines[0]).toMatchObject({ type: 'input.accepted', data: { text: 'list' } });
+    expect(lines.at(-1)?.type).toBe('execution.stopped');
+    const events = agentEvents(lines);
     for (const event of events) expect(eventTypes).toHaveProperty([event.type]);
     const first = <T extends string>(type: T) => events.find((event) => event.type === type);
 
@@ -299,7 +355,7 @@ describe('agentd run', { timeout: 120_000 }, () => {
     });
 
     const delivered = first('input.delivered');
-    const completed = events.at(-1)!;
+    const completed = events.findLast((event) => event.type === 'agent.turn.completed')!;
     expect(completed).toMatchObject({
       type: 'agent.turn.completed',
       subtype: 'success',
@@ -337,6 +393,18 @@ describe('agentd run', { timeout: 120_000 }, () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('CLAUDE_MAX_TURNS must be a number');
       expect(model!.requests).toHaveLength(0);
+    });
+
+    it('--help documents the exit codes', async () => {
+      const result = await runCli(['--help'], { env: cleanEnv() });
+      expect(result.code).toBe(0);
+      for (const line of [
+        /^ {2}2 +usage/m,
+        /^ {2}3 +credentials/m,
+        /^ {2}4 +not found, conflict/m,
+        /^ {2}130 /m,
+      ])
+        expect(result.stdout).toMatch(line);
     });
 
     it('without credentials it exits 3 and says what to set', async () => {

@@ -12,6 +12,7 @@ import {
   askWhichTurn,
   type CliResult,
   createHarness,
+  dataOf,
   expectGapless,
   type Harness,
   isEvent,
@@ -20,6 +21,7 @@ import {
   linesOf,
   readJournal,
   readUntil,
+  repoRoot,
   runCli,
   spawnCli,
   timesSent,
@@ -81,7 +83,7 @@ describe('cli: sessions, messages and events', () => {
     await waitFor(() => settledCount() === 1, { what: 'the first turn in events --follow' });
 
     // attach while the worker is live: a clear error.
-    expectClearError(await agentdResult(h, 'attach', sessionId, '--print'), 2, 'live worker', 'agentd stop');
+    expectClearError(await agentdResult(h, 'attach', sessionId, '--print'), 4, 'live worker', 'agentd stop');
 
     const sent = await agentd(h, 'send', sessionId, 'second prompt', '--message-id', 'm-2');
     expect(sent).toMatch(/^m-2 (accepted|dispatching|delivered)\n$/);
@@ -96,7 +98,7 @@ describe('cli: sessions, messages and events', () => {
     expect([again.messageId, again.state]).toEqual(['m-2', 'delivered']);
     expectClearError(
       await agentdResult(h, 'send', sessionId, 'other text', '--message-id', 'm-2'),
-      2,
+      4,
       'm-2',
       '(conflict)',
     );
@@ -146,7 +148,7 @@ describe('cli: sessions, messages and events', () => {
     expect(await agentd(h, 'attach', sessionId, '--print')).toBe(
       `cd ${JSON.stringify(h.cwd)} && ${claudeExecutablePath()} --resume ${native}\n`,
     );
-    expectClearError(await agentdResult(h, 'show', 'no-such-session'), 2, 'not_found');
+    expectClearError(await agentdResult(h, 'show', 'no-such-session'), 4, 'not_found');
   });
 });
 
@@ -190,7 +192,7 @@ describe('cli: approvals', () => {
     expect(listed).toContain('touch a.txt');
 
     expect(await agentd(h, 'deny', first.id, '--reason', 'no a today')).toBe(`answered ${first.id}\n`);
-    expectClearError(await agentdResult(h, 'approve', first.id), 2, 'already answered', '(conflict)');
+    expectClearError(await agentdResult(h, 'approve', first.id), 4, 'already answered', '(conflict)');
     await readUntil(h.runtime, sessionId, isEvent('work.settled'));
     expect(toolResults(h.model.conversationRequests()[1]!)[0]).toMatchObject({
       content: expect.stringContaining('no a today'),
@@ -247,5 +249,119 @@ describe('cli: approvals', () => {
       isError: false,
     });
     expect(await agentd(h, 'approvals', '--all')).toBe('nothing pending\n');
+  });
+});
+
+/** The harness's environment without any model credentials. */
+function withoutCredentials(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !/^(ANTHROPIC_|CLAUDE_CODE_OAUTH|CLAUDE_CODE_USE_)/.test(name)),
+  );
+}
+
+describe('cli: credentials, cwd and the offline demo model', () => {
+  it('start, send and resume without credentials exit 3 with one message, and journal nothing', async () => {
+    harness = await createHarness({ script: [{ text: 'first answer' }] });
+    const h = harness;
+    const bare = withoutCredentials(h.env);
+    const refused = await runCli(['start', 'hi', '--cwd', h.cwd, '--data-dir', h.dataDir], bare);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('no model credentials found');
+    expect(refused.stderr).toContain('(credentials_missing)');
+    expect(await h.runtime.listSessions()).toEqual([]);
+
+    // A session made with credentials, then used from a shell without them.
+    const sessionId = (await agentd(h, 'start', 'hi', '--cwd', h.cwd)).trim();
+    await readUntil(h.runtime, sessionId, isEvent('work.settled'));
+    await agentd(h, 'stop', sessionId);
+    await readUntil(h.runtime, sessionId, isEvent('execution.stopped'));
+    await waitFor(async () => (await h.runtime.liveExecution(sessionId)) === null, { what: 'the stop' });
+    const before = await readJournal(h.runtime, sessionId);
+    for (const args of [
+      ['send', sessionId, 'again'],
+      ['resume', sessionId],
+    ]) {
+      const result = await runCli([...args, '--data-dir', h.dataDir], bare);
+      expect(result.code, args.join(' ')).toBe(3);
+      expect(result.stderr).toContain('no model credentials found');
+      expect(result.stderr).toContain('(credentials_missing)');
+    }
+    expect(await readJournal(h.runtime, sessionId)).toEqual(before);
+    expect((await h.runtime.getSession(sessionId)).inputs).toHaveLength(1);
+  });
+
+  it('start --cwd that is not an existing directory exits 2 (invalid_input) and creates nothing', async () => {
+    harness = await createHarness({ script: [] });
+    const h = harness;
+    for (const cwd of [join(h.cwd, 'missing'), '../../etc/passwd']) {
+      expectClearError(
+        await agentdResult(h, 'start', 'hi', '--cwd', cwd),
+        2,
+        'not an existing directory',
+        '(invalid_input)',
+      );
+    }
+    expect(await h.runtime.listSessions()).toEqual([]);
+    expect(h.model.requests).toHaveLength(0);
+  });
+
+  it('an offline session needs no credentials: start, send, approve act in its own cwd only', async () => {
+    harness = await createHarness({ script: [] });
+    const h = harness;
+    const bare = withoutCredentials(h.env);
+    const cli = async (...args: string[]) => {
+      const result = await runCli([...args, '--data-dir', h.dataDir], bare);
+      expect(result, args.join(' ')).toMatchObject({ code: 0, stderr: '' });
+      return result.stdout;
+    };
+    const sessionId = (await cli('start', '--offline', 'hello demo', '--cwd', h.cwd)).trim();
+    await readUntil(h.runtime, sessionId, isEvent('work.settled'));
+    expect(await cli('events', sessionId)).toContain('You said: hello demo');
+
+    await cli('send', sessionId, 'please create a file');
+    const approval = await waitFor(
+      async () => (await h.runtime.interactions({ sessionId, state: 'pending' }))[0] ?? null,
+      { what: 'the demo approval' },
+    );
+    expect(approval.toolName).toBe('Bash');
+    await cli('approve', approval.id);
+    await waitFor(() => existsSync(join(h.cwd, 'agentd-demo.txt')), { what: 'the demo file' });
+    // In the session's directory, nowhere else: not in the CLI's own cwd.
+    expect(existsSync(join(repoRoot, 'agentd-demo.txt'))).toBe(false);
+    expect(h.model.requests).toHaveLength(0);
+  });
+
+  it('workers of `agentd serve --offline` keep their model: after the server stops, send still gets answers', async () => {
+    harness = await createHarness({ script: [] });
+    const h = harness;
+    const bare = withoutCredentials(h.env);
+    const server = h.track(spawnCli(['serve', '--offline', '--port', '0', '--data-dir', h.dataDir], bare));
+    const out = linesOf(server);
+    await waitFor(
+      () => out.lines.some((line) => line.startsWith('agentd ') && line.includes('listening on')),
+      {
+        what: 'the server',
+      },
+    );
+    const url = /listening on (\S+)/.exec(out.lines.find((line) => line.includes('listening on'))!)![1]!;
+    const created = await fetch(`${url}/v1/sessions`, {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'first', cwd: h.cwd }),
+    });
+    expect(created.status).toBe(201);
+    const { session } = (await created.json()) as { session: { id: string; provider: string } };
+    expect(session.provider).toBe('offline');
+    await readUntil(h.runtime, session.id, isEvent('work.settled'));
+
+    killGroup(server.pid, 'SIGTERM');
+    expect(await out.closed).toBe(0);
+    const sent = await runCli(['send', session.id, 'second', '--data-dir', h.dataDir], bare);
+    expect(sent).toMatchObject({ code: 0, stderr: '' });
+    const settled = await readUntil(
+      h.runtime,
+      session.id,
+      (event) => event.type === 'agent.message' && String(dataOf(event).text).includes('You said: second'),
+    );
+    expect(settled.some(isEvent('execution.failed'))).toBe(false);
   });
 });

@@ -55,7 +55,7 @@ export function registerEvents(program: Command, context: CliContext): void {
       process.once('SIGINT', onSigint);
       try {
         await withRuntime(flags, context, async (runtime) => {
-          const renderer = new HumanRenderer(context.stdout, context.stderr);
+          const renderer = new HumanRenderer(context.stdout, context.stderr, sessionId);
           for await (const record of runtime.events(sessionId, {
             after: flags.after ?? 0,
             follow: flags.follow ?? false,

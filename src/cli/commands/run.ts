@@ -1,16 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import type { PermissionHandler } from '../../backends/agent-backend.js';
-import { ClaudeBackend } from '../../backends/claude/claude-backend.js';
-import { requireCredentials } from '../../config/credentials.js';
-import { AsyncQueue } from '../../util/async-queue.js';
+import type { AgentBackend, PermissionHandler } from '../../backends/agent-backend.js';
+import { eventOf, type JournalRecord } from '../../journal/journal-event.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
 import { type AgentFlags, addAgentOptions, configFromFlags } from '../options.js';
 import { HumanRenderer } from '../render.js';
+import { addRuntimeOptions, type DataDirFlags, withRuntime } from '../runtime-context.js';
 
-interface RunFlags extends AgentFlags {
-  json?: boolean;
+interface RunFlags extends AgentFlags, DataDirFlags {
+  offline?: boolean;
 }
 
 /** With nobody at the keyboard to ask, a tool the settings leave open is denied, with the way out. */
@@ -19,58 +17,137 @@ const denyUnlisted: PermissionHandler = async (request) => ({
   message: `agentd run cannot ask for approval of ${request.toolName}; allow it with --allowed-tools ${request.toolName} or a --permission-mode`,
 });
 
+/** The backend with `agentd run`'s permission rule in place of the worker's persisted approvals. */
+function foregroundBackend(backend: AgentBackend): AgentBackend {
+  return {
+    name: backend.name,
+    startSession: (options) => backend.startSession({ ...options, canUseTool: denyUnlisted }),
+  };
+}
+
 export function registerRun(program: Command, context: CliContext): void {
-  addAgentOptions(
-    program
-      .command('run')
-      .description('run one prompt in the foreground, streaming what the agent does')
-      .argument('<prompt>', 'what to ask the agent'),
+  addRuntimeOptions(
+    addAgentOptions(
+      program
+        .command('run')
+        .description(
+          'run one prompt in the foreground, streaming what the agent does; journaled like any session',
+        )
+        .argument('<prompt>', 'what to ask the agent'),
+    ),
   )
-    .option('--resume <session-id>', 'continue a Claude session by its id')
-    .option('--json', 'print one event per line as JSON')
+    .option(
+      '--resume <session>',
+      'continue an agentd session (the id `agentd run` and `agentd sessions` print)',
+    )
+    .option('--offline', 'answer with the built-in demo model: no credentials, no network')
     .action(async (prompt: string, flags: RunFlags) => {
       context.exitCode = await run(prompt, flags, context);
     });
 }
 
-async function run(prompt: string, flags: RunFlags, context: CliContext): Promise<number> {
-  const config = configFromFlags(flags, context.env);
-  requireCredentials(context.env);
-  config.includePartialMessages = config.includePartialMessages ?? !flags.json;
-  const inputs = new AsyncQueue<{ id: string; text: string }>();
-  inputs.push({ id: randomUUID(), text: prompt });
-  const session = new ClaudeBackend().startSession({ config, inputs, canUseTool: denyUnlisted });
-
-  let interrupted = false;
-  const onSigint = () => {
-    if (interrupted) process.exit(exitCodes.interrupted);
-    interrupted = true;
-    context.stderr.write('\ninterrupting…\n');
-    void session.interrupt();
-  };
-  process.on('SIGINT', onSigint);
-
-  const renderer = new HumanRenderer(context.stdout, context.stderr);
-  let exitCode: number = exitCodes.failure;
-  try {
-    for await (const event of session) {
-      if (flags.json) context.stdout.write(`${JSON.stringify(event)}\n`);
-      else renderer.render(event);
-      if (event.type === 'agent.turn.completed' && !event.isError) {
-        exitCode = exitCodes.success;
-        inputs.end();
-      }
-      if (event.type === 'agent.error') {
-        exitCode =
-          event.error.code === 'authentication' || event.error.code === 'permission'
-            ? exitCodes.credentials
-            : exitCodes.failure;
-        inputs.end();
-      }
-    }
-  } finally {
-    process.off('SIGINT', onSigint);
-    await session.close();
+/** The exit code a turn's last event earns. */
+function outcomeOf(record: JournalRecord): number | null {
+  if (record.type === 'agent.turn.completed')
+    return record.data.isError ? exitCodes.failure : exitCodes.success;
+  if (record.type === 'agent.error') {
+    const { code } = record.data.error;
+    return code === 'authentication' || code === 'permission' ? exitCodes.credentials : exitCodes.failure;
   }
-  return interrupted ? exitCodes.interrupted : exitCode;
+  return null;
+}
+
+/** What a person sees of a run: the agent's events; the journal's own records are for `--json`. */
+function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
+  switch (record.type) {
+    case 'input.accepted':
+    case 'input.delivered':
+    case 'interaction.requested':
+    case 'interaction.answered':
+    case 'execution.started':
+    case 'execution.stopped':
+    case 'execution.failed':
+    case 'work.settled':
+    case 'control.interrupt':
+      return;
+    default:
+      renderer.render(eventOf(record));
+  }
+}
+
+/**
+ * One session through the runtime (journaled, listed by `agentd sessions`), its execution run in
+ * this process so that no worker process has to start first, stopped once its turn has settled.
+ */
+async function run(prompt: string, flags: RunFlags, context: CliContext): Promise<number> {
+  const { resume, ...agentFlags } = flags;
+  const config = configFromFlags(agentFlags, context.env);
+  config.includePartialMessages = config.includePartialMessages ?? !flags.json;
+  // Loaded when run: other commands do not pay for the SDK.
+  const { ClaudeBackend } = await import('../../backends/claude/claude-backend.js');
+  return withRuntime(flags, context, async (runtime) => {
+    const sessionId =
+      resume ??
+      (
+        await runtime.createSession({
+          config,
+          requireCredentials: true,
+          ...(flags.offline ? { offline: true } : {}),
+        })
+      ).session.id;
+    const renderer = new HumanRenderer(context.stdout, context.stderr, sessionId);
+    let exitCode: number = exitCodes.failure;
+    let final = false;
+    let stopping: Promise<unknown> | undefined;
+    const stop = () => {
+      stopping ??= runtime.stop(sessionId);
+    };
+    // An interrupt applies to a turn under way: one asked for earlier waits for the turn to start.
+    let turnStarted = false;
+    let interruptWanted = false;
+    const interrupt = () => {
+      interruptWanted = true;
+      if (turnStarted) void runtime.interrupt(sessionId);
+    };
+    const here = await runtime.runHere(sessionId, {
+      text: prompt,
+      backend: foregroundBackend(new ClaudeBackend()),
+      onRecord: (record) => {
+        if (record.type === 'input.delivered' && !turnStarted) {
+          turnStarted = true;
+          if (interruptWanted) void runtime.interrupt(sessionId);
+        }
+        if (flags.json) context.stdout.write(`${JSON.stringify(record)}\n`);
+        else renderRecord(record, renderer);
+        const outcome = outcomeOf(record);
+        if (outcome !== null) {
+          exitCode = outcome;
+          // A failed attempt that agentd retries is not the end of the turn; its final event is.
+          final = record.type === 'agent.error' || outcome === exitCodes.success;
+        }
+        if (record.type === 'work.settled' && final) stop();
+      },
+    });
+
+    let interrupted = false;
+    const onSigint = () => {
+      if (interrupted) process.exit(exitCodes.interrupted);
+      interrupted = true;
+      context.stderr.write('\ninterrupting…\n');
+      interrupt();
+    };
+    // Nobody reads any more (`| head`): end the turn and leave quietly.
+    const onOutputClosed = () => interrupt();
+    process.on('SIGINT', onSigint);
+    context.outputClosed.addEventListener('abort', onOutputClosed);
+    try {
+      await here.done;
+      await stopping;
+    } finally {
+      process.off('SIGINT', onSigint);
+      context.outputClosed.removeEventListener('abort', onOutputClosed);
+    }
+    if (context.outputClosed.aborted) return exitCodes.success;
+    return interrupted ? exitCodes.interrupted : exitCode;
+  });
 }

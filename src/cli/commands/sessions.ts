@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
-import { requireCredentials } from '../../config/credentials.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
 import { type AgentFlags, addAgentOptions, configFromFlags } from '../options.js';
@@ -9,6 +8,7 @@ import { addRuntimeOptions, type DataDirFlags, printJson, withRuntime } from '..
 interface StartFlags extends AgentFlags, DataDirFlags {
   messageId?: string;
   launchId?: string;
+  offline?: boolean;
 }
 
 function line(context: CliContext, text: string) {
@@ -26,13 +26,14 @@ export function registerSessionCommands(program: Command, context: CliContext): 
   )
     .option('--message-id <id>', "the first message's id (idempotent)")
     .option('--launch-id <id>', 'makes the start idempotent: the same launch id returns the same session')
+    .option('--offline', 'answer with the built-in demo model: no credentials, no network')
     .action(async (prompt: string, flags: StartFlags) => {
-      requireCredentials(context.env);
       const config = configFromFlags(flags, context.env);
       await withRuntime(flags, context, async (runtime) => {
         const result = await runtime.createSession({
           prompt,
           config,
+          ...(flags.offline ? { offline: true } : {}),
           ...(flags.messageId ? { messageId: flags.messageId } : {}),
           ...(flags.launchId ? { launchId: flags.launchId } : {}),
         });

@@ -23,10 +23,8 @@ import { ConflictError } from '../../errors/index.js';
 import { toA2aError } from './errors.js';
 import { isReplyData } from './hitl.js';
 import { isTerminal, promptText } from './parts.js';
+import { isRfc3339DateTime } from './rfc3339.js';
 import type { TaskEngine } from './task-engine.js';
-
-/** RFC 3339 date-time (`2026-01-02T03:04:05Z`, `…05.123+01:00`): what A2A's timestamps are. */
-const rfc3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** Refuses a `historyLength` that is not a whole number of messages. */
 function checkHistoryLength(historyLength: number | undefined): void {
@@ -90,7 +88,7 @@ export class AgentdRequestHandler implements A2ARequestHandler {
       checkHistoryLength(params.historyLength);
       // The SDK parses any date (`"-1"` is a year); the spec's timestamps are RFC 3339.
       const after = params.statusTimestampAfter;
-      if (after !== undefined && after !== '' && (!rfc3339.test(after) || Number.isNaN(Date.parse(after))))
+      if (after !== undefined && after !== '' && !isRfc3339DateTime(after))
         throw new RequestMalformedError('statusTimestampAfter must be an RFC 3339 date-time');
       return this.inner.listTasks(params, context);
     });

@@ -1,4 +1,3 @@
-import { CredentialsMissingError } from '../../errors/index.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { ServerMetrics } from '../server-metrics.js';
 import type { ModelMode } from './schemas.js';
@@ -17,15 +16,4 @@ export interface RouteContext {
   closing: AbortSignal;
   /** Where server faults are written (never into responses). */
   log?: (line: string) => void;
-}
-
-/**
- * Starting an agent needs a model. Without credentials the server still serves reads, and says
- * exactly what to set instead of letting a worker fail on its first API call.
- */
-export function requireModel(context: RouteContext): void {
-  if (context.modelMode !== 'unconfigured') return;
-  throw new CredentialsMissingError(
-    'no model credentials configured: set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL + ANTHROPIC_AUTH_TOKEN for OpenRouter, or CLAUDE_CODE_OAUTH_TOKEN) and restart, or start with `agentd serve --offline` for the built-in demo model',
-  );
 }

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { type RouteContext, requireModel } from './context.js';
+import type { RouteContext } from './context.js';
 import { interruptBodySchema } from './schemas.js';
 import { readJson } from './validate.js';
 
@@ -16,7 +16,6 @@ export function registerExecutionRoutes(app: Hono, context: RouteContext): void 
   });
 
   app.post('/v1/sessions/:id/resume', async (c) => {
-    requireModel(context);
     return c.json({ execution: await runtime.resume(c.req.param('id')) }, 201);
   });
 

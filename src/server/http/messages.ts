@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { type RouteContext, requireModel } from './context.js';
+import type { RouteContext } from './context.js';
 import { sendMessageBodySchema } from './schemas.js';
 import { traceContextOf } from './trace-context.js';
 import { readJson } from './validate.js';
@@ -10,7 +10,6 @@ export function registerMessageRoutes(app: Hono, context: RouteContext): void {
   /** 202: the message is journaled; a worker delivers it. Same id + text returns the same input. */
   app.post('/v1/sessions/:id/messages', async (c) => {
     const body = await readJson(c, sendMessageBodySchema);
-    requireModel(context);
     return c.json({ input: await runtime.send(c.req.param('id'), { ...body, ...traceContextOf(c) }) }, 202);
   });
 

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { type RouteContext, requireModel } from './context.js';
+import type { RouteContext } from './context.js';
 import { createSessionBodySchema, listSessionsQuerySchema } from './schemas.js';
 import { traceContextOf } from './trace-context.js';
 import { readJson, readQuery } from './validate.js';
@@ -9,7 +9,6 @@ export function registerSessionRoutes(app: Hono, context: RouteContext): void {
 
   app.post('/v1/sessions', async (c) => {
     const body = await readJson(c, createSessionBodySchema);
-    requireModel(context);
     const result = await runtime.createSession({ ...body, ...traceContextOf(c) });
     return c.json(result, result.created ? 201 : 200);
   });

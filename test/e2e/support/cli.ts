@@ -92,10 +92,30 @@ export async function waitFor(predicate: () => boolean, intervalMs = 20): Promis
   while (!predicate()) await new Promise((resolve) => setTimeout(resolve, intervalMs));
 }
 
-/** Every line of a `--json` run, parsed. */
-export function jsonLines(stdout: string): Array<Record<string, unknown> & { type: string }> {
+export interface JournalLine {
+  sessionId: string;
+  cursor: number;
+  type: string;
+  data: Record<string, unknown>;
+  executionId: string | null;
+  createdAt: number;
+}
+
+/** Every line of a `--json` run, parsed: journal records, as `agentd events --json` prints them. */
+export function jsonLines(stdout: string): JournalLine[] {
   return stdout
     .split('\n')
     .filter((line) => line.trim().length > 0)
-    .map((line) => JSON.parse(line) as Record<string, unknown> & { type: string });
+    .map((line) => JSON.parse(line) as JournalLine);
+}
+
+/** The agent's events among a run's journal lines, each as the event it journals (`type` + data). */
+export function agentEvents(lines: JournalLine[]): Array<Record<string, unknown> & { type: string }> {
+  return lines
+    .filter(
+      (line) =>
+        line.type.startsWith('agent.') ||
+        ['session.started', 'input.delivered', 'claude.message'].includes(line.type),
+    )
+    .map((line) => ({ type: line.type, ...line.data }));
 }
