@@ -59,6 +59,8 @@ export async function readSkillTar(options: {
 
   const maxTarBytes = limits.maxBytes + limits.maxFiles * overheadPerEntry + overheadPerArchive;
   const stream = gzipped ? input.pipe(createGunzip()) : input;
+  // pipe() does not pass a read error on; without this the loop below would wait forever.
+  if (stream !== input) input.once('error', (error) => stream.destroy(error));
   let tarBytes = 0;
   try {
     for await (const chunk of stream) {

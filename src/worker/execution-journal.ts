@@ -67,6 +67,43 @@ export class ExecutionJournal {
     return execution;
   }
 
+  /**
+   * Another execution holds the session: this one failed, but only while it is still starting, so
+   * that a record someone else wrote is kept. Not fenced: this execution never held the lease.
+   */
+  async leaseHeld(): Promise<void> {
+    const { store, executionId } = this.options;
+    await store.updateExecution(
+      executionId,
+      {
+        state: 'failed',
+        error: { code: 'lease_held', message: 'another worker holds this session' },
+        endedAt: Date.now(),
+        now: Date.now(),
+      },
+      { stateFrom: ['starting', 'stopping'] },
+    );
+  }
+
+  /** The agent echoed the input: delivered. False when it was not this execution's to deliver. */
+  async delivered(inputId: string): Promise<boolean> {
+    const { store, sessionId, epoch } = this.options;
+    const changed = await store.updateInputStates({
+      sessionId,
+      inputIds: [inputId],
+      from: ['accepted', 'dispatching'],
+      to: 'delivered',
+      epoch: epoch(),
+      now: Date.now(),
+    });
+    return changed.length > 0;
+  }
+
+  /** The agent's own session id: the cursor a later execution resumes from. */
+  async nativeSession(nativeSessionId: string): Promise<void> {
+    await this.options.store.updateSession(this.options.sessionId, { nativeSessionId, now: Date.now() });
+  }
+
   /** A turn is over: the execution is idle, and settled unless more inputs wait. */
   async settle(): Promise<void> {
     const { store, sessionId, executionId } = this.options;

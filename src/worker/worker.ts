@@ -3,10 +3,10 @@ import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { LeaseLostError } from '../errors/index.js';
 import { processStartTime } from '../journal/process-identity.js';
-import { readJournal } from '../journal/read-journal.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
+import { ControlLoop } from './control-loop.js';
 import { ExecutionJournal } from './execution-journal.js';
 import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
@@ -44,14 +44,13 @@ export const workerExitCodes = { stopped: 0, failed: 1, leaseHeld: 2, leaseLost:
  * every event fenced by the lease epoch, and persists permission requests until they are answered.
  */
 export class Worker {
-  private stopReason: string | undefined;
   private session: AgentSession | undefined;
   /** Background tasks the agent reported running (a background shell, a monitor): they keep the worker up. */
   private backgroundTasks = 0;
-  private lastControlCursor = 0;
   private readonly pollMs: number;
   private readonly waker = new Waker();
   private readonly lease: LeaseKeeper;
+  private readonly control: ControlLoop;
   private readonly journal: ExecutionJournal;
   private readonly feed: InputFeed;
   private readonly interactions: InteractionBridge;
@@ -63,6 +62,16 @@ export class Worker {
     this.pollMs = options.pollMs ?? 50;
     const log = (line: string) => this.log(line);
     this.lease = new LeaseKeeper({ store, sessionId, executionId, ...ttl(options.leaseTtlMs) });
+    this.control = new ControlLoop({
+      store,
+      sessionId,
+      executionId,
+      lease: this.lease,
+      pollMs: this.pollMs * 2,
+      nap: (ms) => this.waker.nap(ms),
+      turnActive: () => this.feed.turnActive,
+      log,
+    });
     this.journal = new ExecutionJournal({
       store,
       sessionId,
@@ -79,7 +88,7 @@ export class Worker {
       nap: (ms) => this.waker.nap(ms),
       // An interrupt journaled before the answer wins over it: the canceled turn must not go on.
       interrupted: async () => {
-        if (!(await this.takeInterruptRequest())) return false;
+        if (!(await this.control.takeInterruptRequest())) return false;
         void this.session?.interrupt();
         return true;
       },
@@ -94,10 +103,8 @@ export class Worker {
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       nap: (ms) => this.waker.nap(ms),
       busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0,
-      stopping: () => this.stopReason,
-      stop: (reason) => {
-        this.stopReason ??= reason;
-      },
+      stopping: () => this.control.stopReason,
+      stop: (reason) => this.control.stop(reason),
       onTurnStart: async (inputId, turn) => this.tracing?.startTurn(inputId, turn),
     });
   }
@@ -118,7 +125,7 @@ export class Worker {
     const identity = { pid: process.pid, processStartTime: processStartTime(process.pid) };
     const lease = await this.lease.acquire(identity);
     if (!lease.taken) return this.leaseRefused(lease.heldBy);
-    this.lastControlCursor = await store.lastCursor(sessionId);
+    await this.control.startAfter();
     const execution = await this.journal.started(identity);
     this.log(`lease epoch ${lease.epoch}; session ${sessionId}`);
     // A stop asked for while the worker was starting: nothing was taken, nothing needs claude.
@@ -154,7 +161,7 @@ export class Worker {
       onStderr: (line) => this.log(`claude: ${line.trimEnd()}`),
     });
     this.session = session;
-    const control = this.controlLoop();
+    const control = this.control.run(session);
     let outcome: number = workerExitCodes.stopped;
     try {
       for await (const event of session) await this.record(event);
@@ -170,12 +177,13 @@ export class Worker {
         });
       }
     } finally {
-      this.stopReason ??= 'session ended';
+      this.control.stop('session ended');
       this.tracing?.endTurn();
       await control;
     }
     if (this.lease.lost) return workerExitCodes.leaseLost;
-    if (outcome === workerExitCodes.stopped) await this.journal.finish(this.stopReason);
+    if (outcome === workerExitCodes.stopped)
+      await this.journal.finish(this.control.stopReason ?? 'session ended');
     return outcome;
   }
 
@@ -184,47 +192,26 @@ export class Worker {
    * record someone else wrote is kept). A duplicate process of this execution writes nothing.
    */
   private async leaseRefused(heldBy: 'self' | 'other'): Promise<number> {
-    const { store, executionId } = this.options;
     if (heldBy === 'self') {
       this.log('this execution runs, or ran, in another process; exiting without writing');
       return workerExitCodes.duplicate;
     }
     this.log('lease held by another worker; exiting');
-    await store.updateExecution(
-      executionId,
-      {
-        state: 'failed',
-        error: { code: 'lease_held', message: 'another worker holds this session' },
-        endedAt: Date.now(),
-        now: Date.now(),
-      },
-      { stateFrom: ['starting', 'stopping'] },
-    );
+    await this.journal.leaseHeld();
     return workerExitCodes.leaseHeld;
   }
 
   private async record(event: AgentEvent): Promise<void> {
-    const { store, sessionId } = this.options;
     this.feed.touch();
     this.tracing?.onEvent(event);
     if (event.type === 'claude.message' && event.subtype === 'background_tasks_changed') {
       const tasks = (event.raw as { tasks?: unknown[] } | undefined)?.tasks;
       this.backgroundTasks = Array.isArray(tasks) ? tasks.length : 0;
     }
-    if (event.type === 'input.delivered') {
-      const changed = await store.updateInputStates({
-        sessionId,
-        inputIds: [event.inputId],
-        from: ['accepted', 'dispatching'],
-        to: 'delivered',
-        epoch: this.lease.epoch,
-        now: Date.now(),
-      });
-      if (changed.length === 0) return;
-    }
+    if (event.type === 'input.delivered' && !(await this.journal.delivered(event.inputId))) return;
     if (event.type === 'session.started' && event.sessionId && this.recovery) {
       this.recovery.nativeSessionId = event.sessionId;
-      await store.updateSession(sessionId, { nativeSessionId: event.sessionId, now: Date.now() });
+      await this.journal.nativeSession(event.sessionId);
     }
     await this.journal.append([event]);
     // agent.error is final: the backend retries before it gives up.
@@ -232,49 +219,6 @@ export class Worker {
     // A turn the agent ran on its own, between inputs, settles here; the feed settles the others.
     if (!this.feed.turnActive && (event.type === 'agent.turn.completed' || event.type === 'agent.error'))
       await this.journal.settle();
-  }
-
-  /**
-   * Reads the journal for an interrupt requested since the last look (`control.interrupt`), and
-   * whether one applies to the turn now running.
-   */
-  private async takeInterruptRequest(): Promise<boolean> {
-    const { store, sessionId } = this.options;
-    let requested = false;
-    for (const event of await readJournal(store, sessionId, { after: this.lastControlCursor })) {
-      this.lastControlCursor = Math.max(this.lastControlCursor, event.cursor);
-      if (event.type === 'control.interrupt') requested = true;
-    }
-    return requested && this.feed.turnActive;
-  }
-
-  /** Renews the lease and reads requests (stop, interrupt) until the worker stops. */
-  private async controlLoop(): Promise<void> {
-    const { store, executionId } = this.options;
-    while (!this.stopReason) {
-      await this.waker.nap(this.pollMs * 2);
-      if (this.stopReason) break;
-      try {
-        await this.lease.renewIfDue();
-        const execution = await store.getExecution(executionId);
-        if (execution?.state === 'stopping') {
-          this.stopReason = 'stop requested';
-          if (this.feed.turnActive) await this.session?.interrupt();
-          await this.session?.close();
-          break;
-        }
-        if (await this.takeInterruptRequest()) await this.session?.interrupt();
-      } catch (error) {
-        if (error instanceof LeaseLostError) {
-          this.log('lease lost: stopping claude and exiting');
-          this.lease.markLost();
-          this.stopReason = 'lease lost';
-          await this.session?.close();
-          break;
-        }
-        this.log(`control: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
   }
 }
 

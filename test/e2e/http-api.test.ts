@@ -685,7 +685,7 @@ describe('serve configurations', () => {
       // Not a timing assertion: past this point the test fails with the worker's logs, not a bare timeout.
       const diagnoseAt = Date.now() + 45_000;
       let events: EventRecord[] = [];
-      while (!events.some((event) => event.type === 'work.settled')) {
+      while (!events.some((event) => event.type === 'agent.message')) {
         if (events.length > 0) await sleep(100);
         const page = parsed(
           eventPageSchema,
@@ -704,7 +704,7 @@ describe('serve configurations', () => {
       expect(text).toMatch(/offline demo model/);
       expect(text).toContain('You said: hello demo');
 
-      // Stopped once settled: a stop that races the end of a turn can leave the worker hanging (see report).
+      // Stopped as soon as the answer is in: the stop may land as the turn ends, and must still stop the worker.
       await fetch(`${url}/v1/sessions/${session.id}/stop`, { method: 'POST' });
       const stopDiagnoseAt = Date.now() + 30_000;
       for (;;) {

@@ -7,7 +7,7 @@ import type {
 } from '@a2a-js/sdk/server';
 import type { A2aStore } from '../../store/a2a-store.js';
 
-/** The SDK's `PushNotificationStore` on the agentd store: configs survive restarts with their tasks. */
+/** The SDK's `PushNotificationStore` on the A2A store: configs survive restarts with their tasks. */
 export class AgentdPushNotificationStore implements PushNotificationStore {
   constructor(private readonly store: A2aStore) {}
 

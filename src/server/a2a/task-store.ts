@@ -19,9 +19,10 @@ function decodePageToken(token: string): { statusTimestamp: string; id: string }
 }
 
 /**
- * The SDK's `TaskStore` on the agentd store, so tasks survive restarts and every agentd node sees
- * them. Tasks are kept in the protocol's JSON form. Tasks are not scoped by caller: agentd's bearer
- * tokens all stand for the same operator (see docs/decisions/0021-a2a-tasks-follow-the-journal.md).
+ * The SDK's `TaskStore` on the A2A store (in the agentd data file), so tasks survive restarts and
+ * every agentd node sees them. Tasks are kept in the protocol's JSON form. Tasks are not scoped by
+ * caller: agentd's bearer tokens all stand for the same operator (see
+ * docs/decisions/0021-a2a-tasks-follow-the-journal.md).
  */
 export class AgentdTaskStore implements TaskStore {
   constructor(private readonly store: A2aStore) {}

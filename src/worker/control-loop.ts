@@ -1,0 +1,88 @@
+import type { AgentSession } from '../backends/agent-backend.js';
+import { LeaseLostError } from '../errors/index.js';
+import { readJournal } from '../journal/read-journal.js';
+import type { Store } from '../store/store.js';
+import type { LeaseKeeper } from './lease-keeper.js';
+
+export interface ControlLoopOptions {
+  store: Store;
+  sessionId: string;
+  executionId: string;
+  lease: LeaseKeeper;
+  /** How often to look. @default 100 */
+  pollMs?: number;
+  nap: (ms: number) => Promise<void>;
+  /** Whether a turn runs now (an interrupt applies only to one). */
+  turnActive: () => boolean;
+  log: (line: string) => void;
+}
+
+/**
+ * The worker's requests from elsewhere, read from the store so that they work across nodes: a stop
+ * (the execution marked `stopping`) and an interrupt (`control.interrupt` in the journal). It also
+ * keeps the lease renewed, and owns why the worker stops.
+ */
+export class ControlLoop {
+  private reason: string | undefined;
+  private lastCursor = 0;
+
+  constructor(private readonly options: ControlLoopOptions) {}
+
+  /** Why the worker stops, once it does. */
+  get stopReason(): string | undefined {
+    return this.reason;
+  }
+
+  /** The first reason given wins. */
+  stop(reason: string): void {
+    this.reason ??= reason;
+  }
+
+  /** Only interrupts journaled after this cursor concern this execution. */
+  async startAfter(): Promise<void> {
+    this.lastCursor = await this.options.store.lastCursor(this.options.sessionId);
+  }
+
+  /**
+   * Reads the journal for an interrupt requested since the last look (`control.interrupt`), and
+   * whether one applies to the turn now running.
+   */
+  async takeInterruptRequest(): Promise<boolean> {
+    const { store, sessionId } = this.options;
+    let requested = false;
+    for (const event of await readJournal(store, sessionId, { after: this.lastCursor })) {
+      this.lastCursor = Math.max(this.lastCursor, event.cursor);
+      if (event.type === 'control.interrupt') requested = true;
+    }
+    return requested && this.options.turnActive();
+  }
+
+  /** Renews the lease and reads requests until the worker stops. */
+  async run(session: AgentSession): Promise<void> {
+    const { store, executionId, lease, log } = this.options;
+    while (!this.reason) {
+      await this.options.nap(this.options.pollMs ?? 100);
+      if (this.reason) break;
+      try {
+        await lease.renewIfDue();
+        const execution = await store.getExecution(executionId);
+        if (execution?.state === 'stopping') {
+          this.stop('stop requested');
+          if (this.options.turnActive()) await session.interrupt();
+          await session.close();
+          break;
+        }
+        if (await this.takeInterruptRequest()) await session.interrupt();
+      } catch (error) {
+        if (error instanceof LeaseLostError) {
+          log('lease lost: stopping claude and exiting');
+          lease.markLost();
+          this.stop('lease lost');
+          await session.close();
+          break;
+        }
+        log(`control: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+}
