@@ -50,5 +50,13 @@ export function assertIsolated(env: Env): string {
   const home = env.HOME;
   if (env === process.env || !home || home === process.env.HOME || !env.CLAUDE_CONFIG_DIR?.startsWith(home))
     throw new Error('an e2e test started a process without an isolated environment (use isolatedEnv)');
+  const inherited = Object.keys(env).filter(
+    (name) =>
+      !passedThrough.some((kept) => kept === name) &&
+      env[name] !== undefined &&
+      env[name] === process.env[name],
+  );
+  if (inherited.length > 0)
+    throw new Error(`an e2e test passed on the developer's environment: ${inherited.join(', ')}`);
   return home;
 }

@@ -1,8 +1,8 @@
 /**
  * Guarantee 7: credentials reach the child processes by environment only. A session with an
- * approval and an error runs through `agentd serve` (HTTP, and A2A once) and through the CLI with a unique API key
- * and server token; neither may appear in the data dir (SQLite file, WAL, logs), in any event,
- * in any HTTP response or in anything the server or the CLI prints.
+ * approval and an error runs through `agentd serve` (HTTP, and A2A once) and through the CLI with
+ * a unique API key and server token; neither may appear in the data dir (SQLite file, WAL, logs),
+ * in any event, in any HTTP response or in anything the server or the CLI prints.
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';

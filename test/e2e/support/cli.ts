@@ -35,8 +35,9 @@ const running = new Set<CliProcess>();
 
 /** Starts `node bin/agentd.js ...args`. */
 export function spawnCli(args: string[], options: SpawnCliOptions): CliProcess {
+  const home = assertIsolated(options.env);
   const child = spawn(process.execPath, [agentdBin, ...args], {
-    cwd: options.cwd ?? assertIsolated(options.env),
+    cwd: options.cwd ?? home,
     env: options.env,
     detached: options.detached ?? false,
   });
