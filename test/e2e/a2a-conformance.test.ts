@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
+import { Role, type Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
 import { type Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import {
   A2A_ERROR_CODE,
@@ -312,6 +312,58 @@ describe('A2A conformance', () => {
       await expect(unknown.next()).rejects.toBeInstanceOf(TaskNotFoundError);
       const done = client.resubscribeTask({ tenant: '', id: finished.id })[Symbol.asyncIterator]();
       await expect(done.next()).rejects.toBeInstanceOf(UnsupportedOperationError);
+    }
+  });
+});
+
+describe('a fault of the server', () => {
+  it('fails the task with "internal server error", not with a message that names the data file', async () => {
+    const faulty = await startServer({
+      port: 0,
+      dataDir: join(root, 'data-fault'),
+      env: isolatedEnv(root),
+      reconcileMs: 60_000,
+    });
+    try {
+      const factory = new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['JSONRPC'] }),
+      );
+      const client = await factory.createFromUrl(faulty.url);
+      // The runtime's store goes away (as a store that fails would); the A2A store still works.
+      await faulty.runtime.close();
+      const message = {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: 'text' as const, value: 'hello' },
+            metadata: undefined,
+            filename: '',
+            mediaType: 'text/plain',
+          },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      };
+      const task = (await client.sendMessage({
+        tenant: '',
+        message,
+        metadata: undefined,
+        configuration: {
+          acceptedOutputModes: [],
+          taskPushNotificationConfig: undefined,
+          returnImmediately: false,
+        },
+      })) as Task;
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      const said = JSON.stringify(task.status?.message?.parts);
+      expect(said).toContain('internal server error');
+      expect(said).not.toContain(faulty.dataDir);
+    } finally {
+      await faulty.close();
     }
   });
 });

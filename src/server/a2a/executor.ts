@@ -12,6 +12,7 @@ import {
 import { ConflictError } from '../../errors/index.js';
 import type { InteractionRecord } from '../../store/store.js';
 import { validTraceparent } from '../http/trace-context.js';
+import { toA2aError } from './errors.js';
 import { askedInteractionIds, inputRequiredParts, isReplyData, resolveReply } from './hitl.js';
 import { agentMessage, promptText, status, textPart } from './parts.js';
 import type { TaskEngine } from './task-engine.js';
@@ -27,7 +28,18 @@ export class AgentdExecutor implements AgentExecutor {
   constructor(private readonly engine: TaskEngine) {}
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    if (request.task) return this.reply(request.task, request, bus);
+    try {
+      if (request.task) return await this.reply(request.task, request, bus);
+      return await this.start(request, bus);
+    } catch (error) {
+      // The SDK fails the task with the failure's message: agentd's own errors keep theirs, but a
+      // fault's (the store's, which names the data file) stays in the log.
+      throw toA2aError(error, (line) => this.engine.log(line));
+    }
+  }
+
+  /** A new message: sent to the context's session, its task following the session's journal. */
+  private async start(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const message = request.userMessage;
     const session = await this.engine.sessionFor(request.contextId);
     const headers = request.context.state.get(STATE_HEADERS_KEY) as RequestHeaders | undefined;
