@@ -44,12 +44,12 @@ export function runExecutionHere(options: ExecutionHereOptions): { done: Promise
   const log = (line: string) => appendFileSync(options.logFile, `${line}\n`);
   const done = (async () => {
     // Loaded here: a server's runtime never runs an execution in its own process.
-    const { Worker } = await import('../worker/worker.js');
+    const { runExecution } = await import('../worker/run-execution.js');
     const demo = await startDemoModelFor(session);
     const credentials: Record<string, string> = {};
     for (const [name, value] of Object.entries(options.env))
       if (value !== undefined) credentials[name] = value;
-    const worker = new Worker({
+    const execution = runExecution({
       store,
       backend,
       sessionId: session.id,
@@ -58,10 +58,10 @@ export function runExecutionHere(options: ExecutionHereOptions): { done: Promise
       log,
     });
     // The runtime wakes its workers with SIGUSR2 (a stop, an interrupt); this one is this process.
-    const wake = () => worker.wake();
+    const wake = () => execution.wake();
     process.on('SIGUSR2', wake);
     try {
-      return await worker.run();
+      return await execution.exit;
     } finally {
       process.off('SIGUSR2', wake);
       await demo?.close();

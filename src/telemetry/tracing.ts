@@ -1,4 +1,4 @@
-import { type Context, context, propagation, ROOT_CONTEXT, type Tracer, trace } from '@opentelemetry/api';
+import { context, propagation, type Tracer, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -44,14 +44,5 @@ export function startTracing(env: Env, component: string): Tracing | null {
   return { tracer: provider.getTracer('agentd', version), shutdown: () => provider.shutdown() };
 }
 
-/** The context a W3C `traceparent` (and optional `tracestate`) names; the root context when absent. */
-export function contextFromTraceparent(traceparent: string | undefined, tracestate?: string): Context {
-  if (!traceparent) return ROOT_CONTEXT;
-  const carrier: Record<string, string> = { traceparent, ...(tracestate ? { tracestate } : {}) };
-  return new W3CTraceContextPropagator().extract(ROOT_CONTEXT, carrier, {
-    get: (source, key) => source[key],
-    keys: (source) => Object.keys(source),
-  });
-}
-
+export { contextFromTraceparent } from './trace-context.js';
 export { context, trace };

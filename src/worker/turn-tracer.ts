@@ -1,6 +1,7 @@
 import { type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { AgentEvent } from '../backends/agent-event.js';
-import { contextFromTraceparent, type Tracing } from '../telemetry/tracing.js';
+import { contextFromTraceparent } from '../telemetry/trace-context.js';
+import type { Tracing } from '../telemetry/tracing.js';
 
 /**
  * Spans for the OpenTelemetry GenAI semantic conventions: one `invoke_agent` span per turn (a

@@ -83,7 +83,9 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
   const { resume, ...agentFlags } = flags;
   const config = configFromFlags(agentFlags, context.env);
   config.includePartialMessages = config.includePartialMessages ?? !flags.json;
-  // Loaded when run: other commands do not pay for the SDK.
+  // Loaded when run: other commands do not pay for the SDK. The worker's modules load meanwhile,
+  // while the store opens, rather than after it.
+  void import('../../worker/run-execution.js').catch(() => undefined);
   const { ClaudeBackend } = await import('../../backends/claude/claude-backend.js');
   return withRuntime(flags, context, async (runtime) => {
     const sessionId =
