@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { exitCodes } from '../../src/cli/exit-codes.js';
 import { type ExecutionRecord, LeaseLostError, type Runtime } from '../../src/index.js';
 import {
   checkGuarantees,
@@ -142,7 +143,7 @@ describe('leases: racing resumes', () => {
     expect(started.length).toBeGreaterThanOrEqual(1);
     for (const result of started) expect(result.stdout).toMatch(/^started [0-9a-f-]{36}\n$/);
     for (const result of results.filter((each) => each.code !== 0)) {
-      expect(result.code).toBe(2);
+      expect(result.code).toBe(exitCodes.state);
       expect(result.stderr).toContain('already has a live worker');
     }
     // Either both started a worker (one then fails with lease_held), or one saw the other's.
