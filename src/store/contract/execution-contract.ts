@@ -80,6 +80,25 @@ export function describeExecutionContract(context: ContractContext): void {
       expect(await store.getExecution(created.id)).toEqual(cleared);
     });
 
+    it('updateExecution: with stateFrom, a state not listed stays; the other fields change', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const created = await store.createExecution({ id: uniqueId('exec'), sessionId: session.id, now: 1 });
+      await store.updateExecution(created.id, { state: 'stopping', now: 2 });
+      const kept = await store.updateExecution(
+        created.id,
+        { state: 'idle', pid: 55, now: 3 },
+        { stateFrom: ['running', 'idle'] },
+      );
+      expect([kept.state, kept.pid, kept.updatedAt]).toEqual(['stopping', 55, 3]);
+      const moved = await store.updateExecution(
+        created.id,
+        { state: 'idle', now: 4 },
+        { stateFrom: ['stopping'] },
+      );
+      expect(moved.state).toBe('idle');
+    });
+
     it('updateExecution: an unknown id is NotFoundError', async () => {
       await expect(
         context.store().updateExecution('no-such-execution', { state: 'stopped', now: 1 }),

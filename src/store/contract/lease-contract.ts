@@ -77,6 +77,22 @@ export function describeLeaseContract(context: ContractContext): void {
       expect((await store.getLease(session.id))?.owner).toBe(winners[0]?.owner);
     });
 
+    it('acquireLease: an execution takes its lease once, from its own process', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const execution = await store.createExecution({ id: 'exec-once', sessionId: session.id, now: 1 });
+      await store.updateExecution(execution.id, { pid: 4242, now: 1 });
+      const owner = { owner: execution.id, pid: 4242 };
+      expect(await store.acquireLease(acquisition(session.id, { ...owner, pid: 999 }))).toBeNull();
+      const lease = await store.acquireLease(acquisition(session.id, owner));
+      expect(lease?.epoch).toBe(1);
+      await store.updateExecution(execution.id, { state: 'idle', epoch: 1, now: 2 }, { epoch: 1 });
+      await store.releaseLease({ sessionId: session.id, epoch: 1 });
+      // The lease is free, but this execution already held it: a second process of it gets nothing.
+      expect(await store.acquireLease(acquisition(session.id, { ...owner, now: 5_000 }))).toBeNull();
+      expect((await store.getLease(session.id))?.owner ?? null).toBeNull();
+    });
+
     it('acquireLease: an unknown session is NotFoundError', async () => {
       await expect(context.store().acquireLease(acquisition('no-such-session'))).rejects.toBeInstanceOf(
         NotFoundError,
