@@ -50,6 +50,8 @@ export type { Answer } from './runtime/answers.js';
 export type {
   CreateSessionOptions,
   EventsOptions,
+  ExecutionHere,
+  RunHereOptions,
   RuntimeOptions,
   SendOptions,
   SessionDetails,

@@ -27,9 +27,12 @@ async function measure(context: BenchContext): Promise<Record<Variant, ProcessTi
   const model = await startScriptedModel({ script: () => ({ text: 'Hello! How can I help?' }) });
   const cwd = await mkdtemp(join(tmpdir(), 'agentd-bench-run-'));
   const configDir = await mkdtemp(join(tmpdir(), 'agentd-bench-claude-'));
+  // `agentd run` journals its sessions: in a data dir of its own, not the user's.
+  const dataDir = await mkdtemp(join(tmpdir(), 'agentd-bench-data-'));
   const env = {
     ...cleanEnv(),
     ...model.env(),
+    AGENTD_DATA_DIR: dataDir,
     CLAUDE_CONFIG_DIR: configDir,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   };
@@ -71,6 +74,7 @@ async function measure(context: BenchContext): Promise<Record<Variant, ProcessTi
     await model.close();
     await rm(cwd, { recursive: true, force: true });
     await rm(configDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
   }
   return samples;
 }

@@ -50,7 +50,7 @@ export function requireProviderCredentials(options: { provider: string; env: Env
   const reached = providerOf(env);
   if (reached !== provider) {
     throw new CredentialsMissingError(
-      `this session uses the ${provider} provider, but the credentials found reach ${reached}: set the ${provider} credentials (see agentd --help)`,
+      `this session uses the ${provider} provider, but the credentials found reach ${reached}: set the ${provider} credentials (ANTHROPIC_BASE_URL and its key) in the environment that starts its workers`,
       { provider },
     );
   }

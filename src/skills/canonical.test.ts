@@ -5,7 +5,7 @@ const skill = { path: 'SKILL.md', executable: false, content: Buffer.from('---\n
 const script = { path: 'bin/run.sh', executable: true, content: Buffer.from('echo\n') };
 
 describe('canonical skill form', () => {
-  it('serializeSkill: matches the worked example of decision 0040 byte for byte', () => {
+  it('serializeSkill: matches the worked example of decision 0050 byte for byte', () => {
     const bytes = serializeSkill([script, skill]);
 
     expect(bytes.toString()).toBe(

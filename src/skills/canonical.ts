@@ -3,7 +3,7 @@ import type { SkillFile } from './skill-collector.js';
 import { canonicalEntryPath } from './skill-path.js';
 
 /**
- * The canonical form of a skill (docs/decisions/0040-content-addressed-skills.md): a header line,
+ * The canonical form of a skill (docs/decisions/0050-content-addressed-skills.md): a header line,
  * then for each file in byte order of its UTF-8 path, a line `<x|f> <size> <path>`, the file's
  * bytes and a newline. It is also the stored blob, so the digest is the SHA-256 of the blob.
  */

@@ -42,7 +42,7 @@ export type SkillListEntry =
 
 /**
  * Content-addressed skill storage. A skill is named only by the SHA-256 of its canonical content
- * (docs/decisions/0040-content-addressed-skills.md); every read verifies it.
+ * (docs/decisions/0050-content-addressed-skills.md); every read verifies it.
  */
 export interface SkillStore {
   /**
