@@ -56,10 +56,26 @@ export interface AgentSession extends AsyncIterable<AgentEvent> {
   close(): Promise<void>;
 }
 
+/** What a backend needs to start its agent process before the session itself starts. */
+export interface PrepareSessionOptions {
+  /** The config the session will be started with; a session started with another one starts afresh. */
+  config: ClaudeConfig;
+  /** Where `claude` mirrors transcripts and resumes from (the SDK's SessionStore). */
+  sessionStore?: unknown;
+}
+
 /** The runtime protocol every backend implements (the seeds' AgentRuntime). */
 export interface AgentBackend {
   readonly name: string;
   startSession(options: StartSessionOptions): AgentSession;
+  /**
+   * Starts the agent's process for the next `startSession` with the same config, so that it boots
+   * while the caller does its own work (journal, lease). Optional: a backend without it starts
+   * its process in `startSession`.
+   */
+  prepare?(options: PrepareSessionOptions): void;
+  /** Closes a prepared process that no session took. */
+  discardPrepared?(): void;
 }
 
 /**

@@ -2,8 +2,11 @@ import { appendFileSync } from 'node:fs';
 import type { AgentBackend } from '../backends/agent-backend.js';
 import type { JournalRecord } from '../journal/journal-event.js';
 import { toJournalRecord } from '../journal/read-journal.js';
+import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import { startDemoModelFor } from '../testing/demo-model.js';
+import { definedEnv, type PreparedRun } from './prepared-run.js';
+import { executionConfig } from './session-config.js';
 
 /**
  * The store as an in-process execution writes to it, with every journal record it appends shown to
@@ -28,44 +31,65 @@ export function tapJournal(store: Store, onRecord: (record: JournalRecord) => vo
 export interface ExecutionHereOptions {
   store: Store;
   session: SessionRecord;
-  executionId: string;
   backend: AgentBackend;
   /** The runtime's environment: what a detached worker would get. */
   env: Record<string, string | undefined>;
-  logFile: string;
+  /** What `prepareRun` started for this session before it existed. */
+  prepared?: PreparedRun;
+}
+
+/** An execution about to run in this process, its `claude` already booting. */
+export interface PreparedExecution {
+  run(options: { executionId: string; logFile: string }): { done: Promise<number> };
+  /** Ends what was started for an execution that will not run. */
+  discard(): Promise<void>;
 }
 
 /**
- * Runs an execution in this process, as a detached worker would run it (`worker-main.ts`): the same
- * lease, journal and input feed, and for an offline session its own demo model.
+ * Prepares an execution in this process, as a detached worker would run it (`worker-main.ts`): the
+ * same lease, journal and input feed, and for an offline session its own demo model. `claude` starts
+ * now (or already did, in `prepareRun`) with the options the execution will use, so that it boots
+ * while the caller journals the input and the execution takes its lease.
  */
-export function runExecutionHere(options: ExecutionHereOptions): { done: Promise<number> } {
-  const { store, session, executionId, backend } = options;
-  const log = (line: string) => appendFileSync(options.logFile, `${line}\n`);
-  const done = (async () => {
-    // Loaded here: a server's runtime never runs an execution in its own process.
-    const { runExecution } = await import('../worker/run-execution.js');
-    const demo = await startDemoModelFor(session);
-    const credentials: Record<string, string> = {};
-    for (const [name, value] of Object.entries(options.env))
-      if (value !== undefined) credentials[name] = value;
-    const execution = runExecution({
-      store,
-      backend,
-      sessionId: session.id,
-      executionId,
-      env: { ...credentials, ...demo?.env },
-      log,
-    });
-    // The runtime wakes its workers with SIGUSR2 (a stop, an interrupt); this one is this process.
-    const wake = () => execution.wake();
-    process.on('SIGUSR2', wake);
-    try {
-      return await execution.exit;
-    } finally {
-      process.off('SIGUSR2', wake);
-      await demo?.close();
-    }
-  })();
-  return { done };
+export async function prepareExecutionHere(options: ExecutionHereOptions): Promise<PreparedExecution> {
+  const { store, session, backend } = options;
+  let prepared = options.prepared;
+  if (prepared && !prepared.fits(session)) {
+    await prepared.discard();
+    prepared = undefined;
+  }
+  prepared?.bindStore(store);
+  const demo = prepared ? null : await startDemoModelFor(session);
+  const env = prepared?.env ?? { ...definedEnv(options.env), ...demo?.env };
+  // The same config as the early one keeps its `claude`; another replaces it.
+  backend.prepare?.({
+    config: executionConfig({ stored: session.config, resume: session.nativeSessionId, env }),
+    sessionStore: toSdkSessionStore(store),
+  });
+  const discard = async () => {
+    backend.discardPrepared?.();
+    await demo?.close();
+    await prepared?.discard();
+  };
+  return {
+    discard,
+    run: ({ executionId, logFile }) => {
+      const log = (line: string) => appendFileSync(logFile, `${line}\n`);
+      const done = (async () => {
+        // Loaded here: a server's runtime never runs an execution in its own process.
+        const { runExecution } = await import('../worker/run-execution.js');
+        const execution = runExecution({ store, backend, sessionId: session.id, executionId, env, log });
+        // The runtime wakes its workers with SIGUSR2 (a stop, an interrupt); this one is this process.
+        const wake = () => execution.wake();
+        process.on('SIGUSR2', wake);
+        try {
+          return await execution.exit;
+        } finally {
+          process.off('SIGUSR2', wake);
+          await discard();
+        }
+      })();
+      return { done };
+    },
+  };
 }

@@ -23,7 +23,9 @@ import {
 } from '../store/store.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { claudeExecutablePath } from './claude-executable.js';
-import { runExecutionHere, tapJournal } from './execution-here.js';
+import { prepareExecutionHere, tapJournal } from './execution-here.js';
+import type { PreparedRun } from './prepared-run.js';
+import { launchOf } from './session-config.js';
 import { Supervisor } from './supervisor.js';
 
 export interface RuntimeOptions {
@@ -86,6 +88,8 @@ export interface RunHereOptions extends SendOptions {
   backend: AgentBackend;
   /** Sees each journal record this process writes for the session, as it is written. */
   onRecord?: (record: JournalRecord) => void;
+  /** What `prepareRun` started before the session was created: taken over, or discarded. */
+  prepared?: PreparedRun;
 }
 
 export interface ExecutionHere {
@@ -123,12 +127,6 @@ function requireDirectory(cwd: string): void {
   if (!isDirectory) throw new InvalidInputError(`cwd ${cwd} is not an existing directory`, { cwd });
 }
 
-/** What never goes into the store: credentials and other environment travel to workers by env only. */
-function storableConfig(config: ClaudeConfig): Record<string, unknown> {
-  const { env: _env, resume: _resume, ...rest } = config;
-  return JSON.parse(JSON.stringify(rest)) as Record<string, unknown>;
-}
-
 /**
  * The library API: everything the CLI, HTTP server, A2A and dashboard do goes through here.
  */
@@ -164,20 +162,13 @@ export class Runtime {
   ): Promise<{ session: SessionRecord; input: InputRecord | null; created: boolean }> {
     if (options.prompt !== undefined && options.prompt.trim() === '')
       throw new InvalidInputError('prompt must not be empty');
-    const config: ClaudeConfig = {
-      ...this.baseConfig,
-      ...options.config,
-      retry: { ...this.baseConfig.retry, ...options.config?.retry },
-    };
-    if (options.model) config.model = options.model;
-    if (options.permissionMode) config.permissionMode = options.permissionMode;
-    config.cwd = resolve(options.cwd ?? config.cwd ?? process.cwd());
-    requireDirectory(config.cwd);
-    const provider: Provider =
-      (options.offline ?? this.offline) ? 'offline' : providerOf({ ...this.env, ...config.env });
+    const { config, cwd, stored, provider } = launchOf(this.baseConfig, this.env, {
+      ...options,
+      offline: options.offline ?? this.offline,
+    });
+    requireDirectory(cwd);
     // A session whose first turn could not start is not created at all.
     if (options.requireCredentials ?? options.prompt !== undefined) this.requireProvider(provider);
-    const stored = storableConfig(config);
     // The launch configuration includes the first prompt, so a launch id fixes both.
     if (options.prompt !== undefined) stored.initialPrompt = options.prompt;
     const { session, created } = await this.store.createSession({
@@ -185,7 +176,7 @@ export class Runtime {
       provider,
       role: options.role ?? null,
       model: config.model ?? null,
-      cwd: config.cwd,
+      cwd,
       config: stored,
       launchId: options.launchId ?? null,
       title: options.title ?? null,
@@ -226,8 +217,35 @@ export class Runtime {
    * have no live worker. `done` resolves with the worker's exit code once it stops (`stop()`).
    */
   async runHere(sessionId: string, options: RunHereOptions): Promise<ExecutionHere> {
-    if (typeof options.text !== 'string' || options.text.trim() === '')
-      throw new InvalidInputError('text must not be empty');
+    const session = await this.sessionToRunHere(sessionId, options.text).catch(async (error: unknown) => {
+      await options.prepared?.discard();
+      throw error;
+    });
+    const store = options.onRecord ? tapJournal(this.store, options.onRecord) : this.store;
+    const prepared = await prepareExecutionHere({
+      store,
+      session,
+      backend: options.backend,
+      env: this.env,
+      ...(options.prepared ? { prepared: options.prepared } : {}),
+    });
+    try {
+      const input = await this.journalInput(store, sessionId, options);
+      const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
+      const run = prepared.run({
+        executionId: execution.id,
+        logFile: join(this.paths.logs, `${execution.id}.log`),
+      });
+      return { input, execution, done: run.done };
+    } catch (error) {
+      await prepared.discard();
+      throw error;
+    }
+  }
+
+  /** The session, if an execution may run on it in this process now. */
+  private async sessionToRunHere(sessionId: string, text: string): Promise<SessionRecord> {
+    if (typeof text !== 'string' || text.trim() === '') throw new InvalidInputError('text must not be empty');
     const session = await this.requireSession(sessionId);
     if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
     this.requireProvider(session.provider);
@@ -237,18 +255,7 @@ export class Runtime {
         `session ${sessionId} already has a live worker (${live.id}); send it a message with agentd send`,
         { executionId: live.id },
       );
-    const store = options.onRecord ? tapJournal(this.store, options.onRecord) : this.store;
-    const input = await this.journalInput(store, sessionId, options);
-    const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
-    const run = runExecutionHere({
-      store,
-      session,
-      executionId: execution.id,
-      backend: options.backend,
-      env: this.env,
-      logFile: join(this.paths.logs, `${execution.id}.log`),
-    });
-    return { input, execution, done: run.done };
+    return session;
   }
 
   /** The session's events after a cursor; with `follow`, waits for more until aborted. */

@@ -37,3 +37,18 @@ function toSessionStoreEntry(entry: Record<string, unknown>): SessionStoreEntry 
   }
   return { ...entry, type: entry.type };
 }
+
+/**
+ * The same SessionStore on a store that is still opening: each call waits for it. For a `claude`
+ * started while the store opens (`agentd run`), which reads or writes nothing before its first prompt.
+ */
+export function toDeferredSdkSessionStore(store: Promise<Store>): SessionStore {
+  const ready = store.then(toSdkSessionStore);
+  return {
+    append: async (key, entries) => (await ready).append(key, entries),
+    load: async (key) => (await ready).load(key),
+    listSessions: async (projectKey) => (await ready).listSessions?.(projectKey) ?? [],
+    delete: async (key) => (await ready).delete?.(key),
+    listSubkeys: async (key) => (await ready).listSubkeys?.(key) ?? [],
+  };
+}

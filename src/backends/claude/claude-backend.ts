@@ -1,11 +1,33 @@
-import type { AgentBackend, AgentSession, StartSessionOptions } from '../agent-backend.js';
+import type {
+  AgentBackend,
+  AgentSession,
+  PrepareSessionOptions,
+  StartSessionOptions,
+} from '../agent-backend.js';
 import { ClaudeSession } from './claude-session.js';
+import { EarlyStart } from './early-start.js';
 
 /** The Claude backend: Claude Agent SDK `query()` in streaming-input mode. */
 export class ClaudeBackend implements AgentBackend {
   readonly name = 'claude';
+  private early: EarlyStart | undefined;
 
   startSession(options: StartSessionOptions): AgentSession {
-    return new ClaudeSession(options);
+    const early = this.early;
+    this.early = undefined;
+    return new ClaudeSession(options, early);
+  }
+
+  /** Starts `claude` now (the SDK's `startup()`), for the next session started with the same config. */
+  prepare(options: PrepareSessionOptions): void {
+    // Prepared twice with the same config (early by the CLI, then by the execution): keep the first.
+    if (this.early?.key === EarlyStart.keyOf(options)) return;
+    this.early?.close();
+    this.early = new EarlyStart(options);
+  }
+
+  discardPrepared(): void {
+    this.early?.close();
+    this.early = undefined;
   }
 }

@@ -6,6 +6,7 @@ import type { AgentErrorInfo, AgentEvent } from '../agent-event.js';
 import { errorInfo } from './classify.js';
 import { claudeSpawner } from './claude-process.js';
 import type { NativeMessage } from './convert.js';
+import { type EarlyStart, type EarlyStartTarget, startKey } from './early-start.js';
 import { loadSdk } from './load-sdk.js';
 import { PermissionBridge } from './permission-bridge.js';
 import { buildSdkOptions } from './sdk-options.js';
@@ -34,8 +35,15 @@ export class ClaudeSession implements AgentSession, TurnHost {
   private readonly permissions = new PermissionBridge(() => this.timer);
   private readonly turns = new TurnRunner(this);
 
-  constructor(private readonly options: StartSessionOptions) {
+  /** A `claude` started before this session (ClaudeBackend.prepare), taken by its first query if the options match. */
+  private early: EarlyStart | undefined;
+
+  constructor(
+    private readonly options: StartSessionOptions,
+    early?: EarlyStart,
+  ) {
     this.nativeSessionId = options.config.resume ?? null;
+    this.early = early;
   }
 
   get config(): ClaudeConfig {
@@ -128,6 +136,8 @@ export class ClaudeSession implements AgentSession, TurnHost {
 
   async close(): Promise<void> {
     this.isClosed = true;
+    this.early?.close();
+    this.early = undefined;
     this.timer?.stop();
     this.closeQuery();
     this.onClose();
@@ -168,28 +178,40 @@ export class ClaudeSession implements AgentSession, TurnHost {
 
   async openQuery(): Promise<AsyncIterator<unknown>> {
     if (this.iterator) return this.iterator;
-    const sdk = await loadSdk();
-    const extra: Partial<Options> = {};
-    if (this.options.canUseTool) extra.canUseTool = this.permissions.canUseTool(this.options.canUseTool);
+    const callbacks: EarlyStartTarget['callbacks'] = {};
+    if (this.options.canUseTool) callbacks.canUseTool = this.permissions.canUseTool(this.options.canUseTool);
     if (this.options.resumeDeferredTool)
-      extra.hooks = { PreToolUse: [this.permissions.deferredToolHook(this.options.resumeDeferredTool)] };
+      callbacks.hooks = { PreToolUse: [this.permissions.deferredToolHook(this.options.resumeDeferredTool)] };
+    const target: EarlyStartTarget = {
+      callbacks,
+      onStderr: (chunk) => this.options.onStderr?.(chunk),
+      onSpawnFailed: (error) => {
+        this.spawnFailure = error;
+      },
+    };
+    const extra: Partial<Options> = { ...callbacks };
     if (this.options.sessionStore) {
       extra.sessionStore = this.options.sessionStore as Options['sessionStore'];
       extra.sessionStoreFlush = 'eager';
     }
     this.spawnFailure = undefined;
-    extra.spawnClaudeCodeProcess = claudeSpawner({
-      ...(this.options.onStderr ? { onStderr: this.options.onStderr } : {}),
-      onSpawnFailed: (error) => {
-        this.spawnFailure = error;
-      },
-    });
-    const options = buildSdkOptions(
-      this.nativeSessionId ? { ...this.config, resume: this.nativeSessionId } : this.config,
-      extra,
-    );
+    extra.spawnClaudeCodeProcess = claudeSpawner(target);
+    const config = this.nativeSessionId ? { ...this.config, resume: this.nativeSessionId } : this.config;
+    const options = buildSdkOptions(config, extra);
     this.prompts = new AsyncQueue<SDKUserMessage>();
-    this.query = sdk.query({ prompt: this.prompts, options });
+    // Only the first query of a session can use a process started before it.
+    const key = startKey(
+      { config, sessionStore: this.options.sessionStore },
+      { canUseTool: Boolean(callbacks.canUseTool), hooks: Boolean(callbacks.hooks) },
+    );
+    const early = this.early?.claim(key, target);
+    this.early = undefined;
+    const warm = early ? await early.catch(() => undefined) : undefined;
+    if (warm) this.query = warm.query(this.prompts);
+    else {
+      const sdk = await loadSdk();
+      this.query = sdk.query({ prompt: this.prompts, options });
+    }
     this.iterator = this.query[Symbol.asyncIterator]();
     return this.iterator;
   }

@@ -22,6 +22,8 @@ function foregroundBackend(backend: AgentBackend): AgentBackend {
   return {
     name: backend.name,
     startSession: (options) => backend.startSession({ ...options, canUseTool: denyUnlisted }),
+    ...(backend.prepare ? { prepare: (options) => backend.prepare?.(options) } : {}),
+    ...(backend.discardPrepared ? { discardPrepared: () => backend.discardPrepared?.() } : {}),
   };
 }
 
@@ -87,15 +89,30 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
   // while the store opens, rather than after it.
   void import('../../worker/run-execution.js').catch(() => undefined);
   const { ClaudeBackend } = await import('../../backends/claude/claude-backend.js');
+  const backend = foregroundBackend(new ClaudeBackend());
+  // A new session's `claude` starts now and boots while the runtime opens and journals the input.
+  const { prepareRun } = await import('../../runtime/prepared-run.js');
+  const prepared = resume
+    ? undefined
+    : await prepareRun({
+        backend,
+        env: context.env,
+        launch: { config, ...(flags.offline ? { offline: true } : {}) },
+      });
   return withRuntime(flags, context, async (runtime) => {
     const sessionId =
       resume ??
       (
-        await runtime.createSession({
-          config,
-          requireCredentials: true,
-          ...(flags.offline ? { offline: true } : {}),
-        })
+        await runtime
+          .createSession({
+            config,
+            requireCredentials: true,
+            ...(flags.offline ? { offline: true } : {}),
+          })
+          .catch(async (error: unknown) => {
+            await prepared?.discard();
+            throw error;
+          })
       ).session.id;
     const renderer = new HumanRenderer(context.stdout, context.stderr, sessionId);
     let exitCode: number = exitCodes.failure;
@@ -113,7 +130,8 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
     };
     const here = await runtime.runHere(sessionId, {
       text: prompt,
-      backend: foregroundBackend(new ClaudeBackend()),
+      backend,
+      ...(prepared ? { prepared } : {}),
       onRecord: (record) => {
         if (record.type === 'input.delivered' && !turnStarted) {
           turnStarted = true;
