@@ -1,19 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /**
  * The data directory: `--data-dir`, else AGENTD_DATA_DIR, else $XDG_STATE_HOME/agentd, else
- * ~/.local/state/agentd. It holds conversation content: keep it private.
+ * ~/.local/state/agentd. It holds conversation content: keep it private. Always absolute: workers
+ * run in the data dir itself, where a relative path would name another folder.
  */
 export function resolveDataDir(
   explicit?: string,
   env: Record<string, string | undefined> = process.env,
 ): string {
-  if (explicit) return explicit;
-  if (env.AGENTD_DATA_DIR) return env.AGENTD_DATA_DIR;
+  if (explicit) return resolve(explicit);
+  if (env.AGENTD_DATA_DIR) return resolve(env.AGENTD_DATA_DIR);
   const state = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  return join(state, 'agentd');
+  return resolve(state, 'agentd');
 }
 
 export interface DataPaths {
