@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentBackend } from '../backends/agent-backend.js';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
-import { type Provider, providerOf, requireProviderCredentials } from '../config/credentials.js';
+import { requireProviderCredentials } from '../config/credentials.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
