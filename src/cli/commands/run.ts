@@ -85,13 +85,15 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
   const { resume, ...agentFlags } = flags;
   const config = configFromFlags(agentFlags, context.env);
   config.includePartialMessages = config.includePartialMessages ?? !flags.json;
-  // Loaded when run: other commands do not pay for the SDK. The worker's modules load meanwhile,
-  // while the store opens, rather than after it.
-  void import('../../worker/run-execution.js').catch(() => undefined);
-  const { ClaudeBackend } = await import('../../backends/claude/claude-backend.js');
+  // Loaded when run: other commands do not pay for the SDK. It loads first, since `claude` can only
+  // start once it has; a new session's `claude` then boots while the runtime opens and journals the input.
+  const { loadSdk } = await import('../../backends/claude/load-sdk.js');
+  await loadSdk();
+  const [{ ClaudeBackend }, { prepareRun }] = await Promise.all([
+    import('../../backends/claude/claude-backend.js'),
+    import('../../runtime/prepared-run.js'),
+  ]);
   const backend = foregroundBackend(new ClaudeBackend());
-  // A new session's `claude` starts now and boots while the runtime opens and journals the input.
-  const { prepareRun } = await import('../../runtime/prepared-run.js');
   const prepared = resume
     ? undefined
     : await prepareRun({
@@ -99,6 +101,8 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
         env: context.env,
         launch: { config, ...(flags.offline ? { offline: true } : {}) },
       });
+  // The worker's modules load while the store opens, rather than after it.
+  void import('../../worker/run-execution.js').catch(() => undefined);
   return withRuntime(flags, context, async (runtime) => {
     const sessionId =
       resume ??
