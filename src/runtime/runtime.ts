@@ -127,6 +127,9 @@ function requireDirectory(cwd: string): void {
   if (!isDirectory) throw new InvalidInputError(`cwd ${cwd} is not an existing directory`, { cwd });
 }
 
+/** How often a follower of a session's events checks that its worker is still alive. */
+const followReconcileMs = 1000;
+
 /**
  * The library API: everything the CLI, HTTP server, A2A and dashboard do goes through here.
  */
@@ -262,6 +265,7 @@ export class Runtime {
   async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<JournalRecord> {
     await this.requireSession(sessionId);
     let after = options.after ?? 0;
+    let lastReconcile = Date.now();
     for (;;) {
       const page = await readJournal(this.store, sessionId, { after, limit: 500 });
       for (const event of page) {
@@ -270,6 +274,12 @@ export class Runtime {
       }
       if (page.length === 500) continue;
       if (!options.follow || options.signal?.aborted) return;
+      // A worker that died journals nothing more: a follower notices it, so the stream shows the
+      // `execution.failed` instead of waiting for an event that will never come.
+      if (Date.now() - lastReconcile >= followReconcileMs) {
+        lastReconcile = Date.now();
+        await this.supervisor.reconcile(sessionId);
+      }
       await sleep(this.pollMs);
       if (options.signal?.aborted) return;
     }
