@@ -52,6 +52,8 @@ describe('http: checks that live in the runtime', { timeout: 120_000 }, () => {
     const { session } = await h.runtime.createSession({ prompt: 'hi', cwd: h.cwd });
     await readUntil(h.runtime, session.id, isEvent('work.settled'));
     await h.runtime.stop(session.id);
+    // The execution is marked stopped a moment before its last event is journaled: wait for the event.
+    await readUntil(h.runtime, session.id, isEvent('execution.stopped'));
     await waitFor(async () => (await h.runtime.liveExecution(session.id)) === null, { what: 'the stop' });
     const before = await readJournal(h.runtime, session.id);
 
