@@ -61,6 +61,15 @@ export interface ClaudeConfig {
   settingSources?: SettingSource[];
   /** Skills to enable: names, or 'all'. @default none */
   skills?: string[] | 'all';
+  /**
+   * Content-addressed skills (`sha256:<hex>` digests) the session gets, and no others: the worker
+   * verifies and materializes them. Set from the session's role.
+   */
+  skillDigests?: string[];
+  /** With `skillDigests`: also give the user's own skills folder. @default false */
+  userSkills?: boolean;
+  /** Local plugin folders for `claude` (the worker's materialized skills); never stored. */
+  plugins?: string[];
   /** Stream text deltas as `agent.text_delta` events. @default false */
   includePartialMessages?: boolean;
   /** Overall limit for one turn in seconds; time spent waiting for a person does not count. 0 = none. @default 600 */

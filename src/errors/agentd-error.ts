@@ -93,6 +93,20 @@ export class UnknownCommandError extends AgentdError {
 }
 
 /** A skill that is not one: no `SKILL.md` at its root, no usable `name`, or content that cannot be a folder. */
+/** The acting principal lacks a grant the action needs; nothing changed. */
+export class ForbiddenError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'forbidden', message, userError: true, details });
+  }
+}
+
+/** A session, role or organization reached its spending limit: inputs wait until it is raised. */
+export class BudgetExceededError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'budget_exceeded', message, userError: true, details });
+  }
+}
+
 export class SkillInvalidError extends AgentdError {
   constructor(message: string, details?: Record<string, unknown>) {
     super({ code: 'skill_invalid', message, userError: true, details });

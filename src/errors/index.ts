@@ -1,8 +1,10 @@
 export {
   AgentdError,
+  BudgetExceededError,
   ConfigError,
   ConflictError,
   CredentialsMissingError,
+  ForbiddenError,
   InvalidInputError,
   JournalCorruptError,
   LeaseLostError,

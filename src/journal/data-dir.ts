@@ -21,10 +21,12 @@ export interface DataPaths {
   root: string;
   database: string;
   logs: string;
+  /** The content-addressed skill blobs (src/skills). */
+  skills: string;
 }
 
 export function dataPaths(root: string): DataPaths {
-  return { root, database: join(root, 'agentd.db'), logs: join(root, 'logs') };
+  return { root, database: join(root, 'agentd.db'), logs: join(root, 'logs'), skills: join(root, 'skills') };
 }
 
 export function ensureDataDir(root: string): DataPaths {

@@ -19,7 +19,20 @@ export type RuntimeEvent =
   | { type: 'interaction.answered'; interactionId: string; answer: Record<string, unknown> }
   | { type: 'work.settled'; executionId: string }
   /** A request for the live worker, read from the journal (works across nodes). */
-  | { type: 'control.interrupt'; reason: string };
+  | { type: 'control.interrupt'; reason: string }
+  /**
+   * The session will take no new input: its role's execution surface changed (`role_changed`),
+   * someone asked for a fresh session (`new`), or it was archived by hand (`archived`).
+   */
+  | { type: 'session.archived'; reason: 'role_changed' | 'new' | 'archived'; roleVersion: number | null }
+  /** An accepted input waits: the session, its role or its organization reached its spending limit. */
+  | {
+      type: 'budget.exceeded';
+      scope: 'session' | 'role' | 'organization';
+      target: string;
+      limitUsd: number;
+      spentUsd: number;
+    };
 
 /** Everything a session's journal holds: the backend's events and agentd's own. */
 export type JournalEvent = AgentEvent | RuntimeEvent;

@@ -133,6 +133,16 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
   'interaction.answered': z.looseObject({ interactionId: z.string(), answer: record }),
   'work.settled': z.looseObject({ executionId: z.string() }),
   'control.interrupt': z.looseObject({ reason: z.string() }),
+  'session.archived': z.looseObject({
+    reason: z.enum(['role_changed', 'new', 'archived']),
+    roleVersion: z.number().nullable(),
+  }),
+  'budget.exceeded': z.looseObject({
+    scope: z.enum(['session', 'role', 'organization']),
+    target: z.string(),
+    limitUsd: z.number(),
+    spentUsd: z.number(),
+  }),
 };
 
 export function isJournalEventType(type: string): type is JournalEventType {

@@ -7,6 +7,15 @@
  * session's current lease epoch, the write is refused with `LeaseLostError` and changes nothing.
  */
 
+import type {
+  BudgetStorage,
+  ChannelStorage,
+  GrantStorage,
+  OrganizationStorage,
+  ProviderStorage,
+  RoleStorage,
+} from './org-storage.js';
+
 export const sessionStates = ['active', 'archived'] as const;
 export type SessionState = (typeof sessionStates)[number];
 export const executionStates = ['starting', 'running', 'idle', 'stopping', 'stopped', 'failed'] as const;
@@ -23,10 +32,17 @@ export type InteractionState = (typeof interactionStates)[number];
 export interface SessionRecord {
   id: string;
   state: SessionState;
+  /** The provider profile's name (`env`, `offline`, or a stored profile). */
   provider: string;
+  /** The organization of its role; null for a session made without a role. */
+  organization: string | null;
   role: string | null;
+  /** The role version the session runs under (its execution surface is frozen in `config`). */
+  roleVersion: number | null;
   model: string | null;
   cwd: string;
+  /** Total cost (USD) of its completed turns, summed from its `agent.turn.completed` events. */
+  costUsd: number;
   /** The launch configuration (JSON), fixed at creation. */
   config: Record<string, unknown>;
   /** Client-chosen id that makes creation idempotent; null when none was given. */
@@ -41,7 +57,9 @@ export interface SessionRecord {
 export interface NewSession {
   id: string;
   provider: string;
+  organization?: string | null;
   role?: string | null;
+  roleVersion?: number | null;
   model?: string | null;
   cwd: string;
   config: Record<string, unknown>;
@@ -155,8 +173,13 @@ export interface SessionStorage {
    */
   createSession(session: NewSession): Promise<{ session: SessionRecord; created: boolean }>;
   getSession(id: string): Promise<SessionRecord | null>;
-  /** Newest first. */
-  listSessions(options?: { state?: SessionState; limit?: number }): Promise<SessionRecord[]>;
+  /** Newest first; with `organization`/`role`, only the sessions of that role (any version). */
+  listSessions(options?: {
+    state?: SessionState;
+    limit?: number;
+    organization?: string;
+    role?: string;
+  }): Promise<SessionRecord[]>;
   updateSession(
     id: string,
     patch: Partial<Pick<SessionRecord, 'state' | 'nativeSessionId' | 'title'>> & { now: number },
@@ -240,7 +263,8 @@ export interface InputStorage {
 export interface EventStorage {
   /**
    * Appends events with the next cursors, in one transaction. Fenced by `epoch` when given.
-   * Returns the stored records in order.
+   * Returns the stored records in order. The `costUsd` of an `agent.turn.completed` event is added
+   * to the session's `costUsd` in the same transaction.
    */
   appendEvents(
     sessionId: string,
@@ -286,6 +310,12 @@ export interface TranscriptStorage {
 
 export interface Store
   extends SessionStorage,
+    ProviderStorage,
+    OrganizationStorage,
+    RoleStorage,
+    ChannelStorage,
+    GrantStorage,
+    BudgetStorage,
     LeaseStorage,
     ExecutionStorage,
     InputStorage,

@@ -20,6 +20,8 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   invalid_json: 400,
   unknown_command: 400,
   unauthorized: 401,
+  budget_exceeded: 402,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   invalid_state: 409,
