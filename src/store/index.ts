@@ -1,4 +1,31 @@
 export type { A2aPushConfigRecord, A2aStore, A2aTaskRecord, ListA2aTasksOptions } from './a2a-store.js';
+export {
+  type BudgetRecord,
+  type BudgetScope,
+  type BudgetStorage,
+  budgetScopes,
+  type ChannelRecord,
+  type ChannelStorage,
+  type GrantAction,
+  type GrantRecord,
+  type GrantStorage,
+  grantActions,
+  type NewRole,
+  type OrganizationRecord,
+  type OrganizationStorage,
+  type PrincipalRecord,
+  type ProviderKind,
+  type ProviderModels,
+  type ProviderRecord,
+  type ProviderStorage,
+  providerKinds,
+  type RoleMeta,
+  type RolePatch,
+  type RoleRecord,
+  type RoleStorage,
+  type RoleSurface,
+  type SecretRef,
+} from './org-storage.js';
 export { toSdkSessionStore } from './session-store-adapter.js';
 export { SqliteA2aStore } from './sqlite/sqlite-a2a-store.js';
 export { SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';

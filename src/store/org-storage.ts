@@ -138,7 +138,7 @@ export interface BudgetRecord {
 }
 
 export interface ProviderStorage {
-  /** Creates or replaces a profile by name; `created` tells which. */
+  /** Creates or replaces a profile by name; `created` tells which. `invalid_input` for `env` or `offline`. */
   putProvider(
     provider: Omit<ProviderRecord, 'createdAt' | 'updatedAt'> & { now: number },
   ): Promise<{ provider: ProviderRecord; created: boolean }>;
@@ -164,7 +164,8 @@ export interface RoleStorage {
    * Writes version 1 (or, for a name whose role was deleted, the next version) with defaults for
    * what is not given: provider `env`, model/systemPrompt/tools/permissionMode null, no skills,
    * userSkills false, label = name, ordering 0, turnBudgetUsd null. `conflict` when a live role
-   * of that name exists; `not_found` when the organization does not.
+   * of that name exists; `not_found` when the organization does not. The organization's first role
+   * (while its `defaultRole` is null) becomes its default in the same transaction.
    */
   createRole(role: NewRole & { now: number }): Promise<RoleRecord>;
   /**
@@ -219,13 +220,22 @@ export interface ChannelStorage {
 }
 
 export interface GrantStorage {
-  /** Creates or updates a principal (its token digest). */
+  /** Creates or updates a principal (its token digest). `conflict` when another principal has that digest. */
   putPrincipal(principal: { id: string; tokenDigest: string | null; now: number }): Promise<PrincipalRecord>;
   getPrincipal(id: string): Promise<PrincipalRecord | null>;
   getPrincipalByToken(tokenDigest: string): Promise<PrincipalRecord | null>;
   listPrincipals(): Promise<PrincipalRecord[]>;
-  /** Idempotent on (principal, action, resource): returns the existing grant. Creates the principal if needed. */
-  addGrant(grant: { id: string; principal: string; action: GrantAction; resource: string; now: number }): Promise<GrantRecord>;
+  /**
+   * Idempotent on (principal, action, resource): returns the existing grant. Creates the principal
+   * if needed. `conflict` when `id` is taken by a grant of another principal, action or resource.
+   */
+  addGrant(grant: {
+    id: string;
+    principal: string;
+    action: GrantAction;
+    resource: string;
+    now: number;
+  }): Promise<GrantRecord>;
   /** In creation order. */
   listGrants(options?: { principal?: string }): Promise<GrantRecord[]>;
   /** False when there was none. */
@@ -234,7 +244,12 @@ export interface GrantStorage {
 
 export interface BudgetStorage {
   /** Sets (or with `limitUsd: null` removes) a limit. */
-  setBudget(budget: { scope: BudgetScope; target: string; limitUsd: number | null; now: number }): Promise<void>;
+  setBudget(budget: {
+    scope: BudgetScope;
+    target: string;
+    limitUsd: number | null;
+    now: number;
+  }): Promise<void>;
   getBudget(scope: BudgetScope, target: string): Promise<BudgetRecord | null>;
   listBudgets(): Promise<BudgetRecord[]>;
   /**

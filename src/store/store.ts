@@ -168,7 +168,8 @@ export interface TranscriptKey {
 export interface SessionStorage {
   /**
    * Creates a session. With a `launchId` that already exists, returns the existing session and
-   * `created: false` when `cwd`, `config`, `provider`, `role` and `model` are equal, and throws
+   * `created: false` when `cwd`, `config`, `provider`, `organization`, `role` and `model` are equal
+   * (not `roleVersion`: a retry after the role changed still finds its session), and throws
    * `ConflictError` otherwise.
    */
   createSession(session: NewSession): Promise<{ session: SessionRecord; created: boolean }>;

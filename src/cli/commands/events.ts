@@ -29,6 +29,16 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: C
     case 'execution.failed':
       context.stdout.write(`[${record.cursor}] ${record.type} (${record.data.error.message})\n`);
       return;
+    case 'session.archived':
+      context.stdout.write(`[${record.cursor}] ${record.type} (${record.data.reason})\n`);
+      return;
+    case 'budget.exceeded': {
+      const { scope, target, spentUsd, limitUsd } = record.data;
+      context.stdout.write(
+        `[${record.cursor}] ${record.type} (${scope} ${target}: $${spentUsd} of $${limitUsd})\n`,
+      );
+      return;
+    }
     case 'interaction.answered':
     case 'execution.started':
     case 'work.settled':

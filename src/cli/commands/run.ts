@@ -71,6 +71,8 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
     case 'execution.failed':
     case 'work.settled':
     case 'control.interrupt':
+    case 'session.archived':
+    case 'budget.exceeded':
       return;
     default:
       renderer.render(eventOf(record));

@@ -143,4 +143,96 @@ export const migrations: readonly string[] = [
     UNIQUE (task_id, id)
   ) STRICT;
   `,
+  // Issue 8: provider profiles, organizations, versioned roles, channels, principals and grants,
+  // budgets; sessions record their organization, role version and cost.
+  // ALTER TABLE ADD COLUMN on a STRICT table: a declared type, and NOT NULL only with a default.
+  `
+  ALTER TABLE sessions ADD COLUMN organization TEXT;
+  ALTER TABLE sessions ADD COLUMN role_version INTEGER;
+  ALTER TABLE sessions ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;
+  CREATE INDEX sessions_by_role ON sessions (organization, role);
+
+  CREATE TABLE providers (
+    name TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    base_url TEXT,
+    -- Where the secret comes from ({"env": ...} or {"file": ...}), never the secret.
+    secret TEXT NOT NULL,
+    models TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE organizations (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    default_role TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+
+  -- Every version of every role; a role's current version is its highest one, deleted when that
+  -- version is marked so.
+  CREATE TABLE role_versions (
+    organization TEXT NOT NULL REFERENCES organizations (id),
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT,
+    system_prompt TEXT,
+    tools TEXT,
+    permission_mode TEXT,
+    skills TEXT NOT NULL,
+    user_skills INTEGER NOT NULL,
+    label TEXT NOT NULL,
+    ordering INTEGER NOT NULL,
+    turn_budget_usd REAL,
+    deleted INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (organization, name, version)
+  ) STRICT;
+
+  CREATE TABLE channels (
+    seq INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    organization TEXT NOT NULL,
+    project TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX channels_by_organization ON channels (organization, seq);
+
+  CREATE TABLE channel_sessions (
+    channel_key TEXT NOT NULL REFERENCES channels (key),
+    role TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    PRIMARY KEY (channel_key, role)
+  ) STRICT;
+
+  CREATE TABLE principals (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    token_digest TEXT UNIQUE,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE grants (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    principal TEXT NOT NULL REFERENCES principals (id),
+    action TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (principal, action, resource)
+  ) STRICT;
+
+  CREATE TABLE budgets (
+    scope TEXT NOT NULL,
+    target TEXT NOT NULL,
+    limit_usd REAL NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (scope, target)
+  ) STRICT;
+  `,
 ];

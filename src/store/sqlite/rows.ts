@@ -22,7 +22,7 @@ import {
  */
 
 /** A TEXT column holding JSON, parsed and then checked by `inner`. */
-function jsonText<T extends z.ZodType>(inner: T) {
+export function jsonText<T extends z.ZodType>(inner: T) {
   return z
     .string()
     .transform((text, context): unknown => {
@@ -36,17 +36,20 @@ function jsonText<T extends z.ZodType>(inner: T) {
     .pipe(inner);
 }
 
-const jsonObject = z.record(z.string(), z.unknown());
-const millis = z.number().int();
+export const jsonObject = z.record(z.string(), z.unknown());
+export const millis = z.number().int();
 
 const sessionRow = z
   .object({
     id: z.string(),
     state: z.enum(sessionStates),
     provider: z.string(),
+    organization: z.string().nullable(),
     role: z.string().nullable(),
+    role_version: z.number().int().nullable(),
     model: z.string().nullable(),
     cwd: z.string(),
+    cost_usd: z.number(),
     config: jsonText(jsonObject),
     launch_id: z.string().nullable(),
     native_session_id: z.string().nullable(),
@@ -59,9 +62,12 @@ const sessionRow = z
       id: row.id,
       state: row.state,
       provider: row.provider,
+      organization: row.organization,
       role: row.role,
+      roleVersion: row.role_version,
       model: row.model,
       cwd: row.cwd,
+      costUsd: row.cost_usd,
       config: row.config,
       launchId: row.launch_id,
       nativeSessionId: row.native_session_id,
@@ -236,7 +242,7 @@ const a2aPushConfigRow = z
 
 const transcriptEntryRow = z.object({ entry: jsonText(jsonObject) }).transform((row) => row.entry);
 
-function parser<T>(table: string, schema: z.ZodType<T, unknown>): (row: unknown) => T {
+export function parser<T>(table: string, schema: z.ZodType<T, unknown>): (row: unknown) => T {
   return (row) => {
     const result = schema.safeParse(row);
     if (!result.success) {

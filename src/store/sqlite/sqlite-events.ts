@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../errors/agentd-error.js';
 import type { EventRecord, EventStorage } from '../store.js';
+import { turnCost } from '../turn-cost.js';
 import { toEventRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { assertFence } from './sqlite-leases.js';
@@ -17,6 +18,12 @@ export function sqliteEvents(connection: SqliteConnection): EventStorage {
           .get(events.length, sessionId) as { last_cursor: number } | undefined;
         if (bumped === undefined) {
           throw new NotFoundError(`session ${sessionId} does not exist`, { sessionId });
+        }
+        const cost = turnCost(events);
+        if (cost !== 0) {
+          connection
+            .statement('UPDATE sessions SET cost_usd = cost_usd + ? WHERE id = ?')
+            .run(cost, sessionId);
         }
         const insert = connection.statement(
           `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)

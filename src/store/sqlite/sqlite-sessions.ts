@@ -29,13 +29,17 @@ export function sqliteSessions(connection: SqliteConnection): SessionStorage {
         }
         connection
           .statement(
-            `INSERT INTO sessions (id, state, provider, role, model, cwd, config, launch_id, title, created_at, updated_at)
-           VALUES (@id, 'active', @provider, @role, @model, @cwd, @config, @launchId, @title, @now, @now)`,
+            `INSERT INTO sessions (id, state, provider, organization, role, role_version, model, cwd, config,
+             launch_id, title, created_at, updated_at)
+           VALUES (@id, 'active', @provider, @organization, @role, @roleVersion, @model, @cwd, @config,
+             @launchId, @title, @now, @now)`,
           )
           .run({
             id: session.id,
             provider: session.provider,
+            organization: session.organization ?? null,
             role: session.role ?? null,
+            roleVersion: session.roleVersion ?? null,
             model: session.model ?? null,
             cwd: session.cwd,
             config: JSON.stringify(session.config),
@@ -59,10 +63,14 @@ export function sqliteSessions(connection: SqliteConnection): SessionStorage {
         connection
           .statement(
             `SELECT * FROM sessions WHERE (@state IS NULL OR state = @state)
+             AND (@organization IS NULL OR organization = @organization)
+             AND (@role IS NULL OR role = @role)
            ORDER BY created_at DESC, seq DESC LIMIT @limit`,
           )
           .all({
             state: options.state ?? null,
+            organization: options.organization ?? null,
+            role: options.role ?? null,
             // LIMIT -1 is SQLite for "no limit".
             limit: options.limit === undefined ? -1 : Math.max(0, options.limit),
           })
@@ -105,6 +113,7 @@ export function requireSession(connection: SqliteConnection, id: string): Sessio
 function launchDifferences(existing: SessionRecord, requested: NewSession): string[] {
   const differences: string[] = [];
   if (existing.provider !== requested.provider) differences.push('provider');
+  if (existing.organization !== (requested.organization ?? null)) differences.push('organization');
   if (existing.role !== (requested.role ?? null)) differences.push('role');
   if (existing.model !== (requested.model ?? null)) differences.push('model');
   if (existing.cwd !== requested.cwd) differences.push('cwd');

@@ -1,11 +1,17 @@
 import type { Store } from '../store.js';
 import { openDatabase } from './open-database.js';
+import { sqliteBudgets } from './sqlite-budgets.js';
+import { sqliteChannels } from './sqlite-channels.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { sqliteEvents } from './sqlite-events.js';
 import { sqliteExecutions } from './sqlite-executions.js';
+import { sqliteGrants } from './sqlite-grants.js';
 import { sqliteInputs } from './sqlite-inputs.js';
 import { sqliteInteractions } from './sqlite-interactions.js';
 import { sqliteLeases } from './sqlite-leases.js';
+import { sqliteOrganizations } from './sqlite-organizations.js';
+import { sqliteProviders } from './sqlite-providers.js';
+import { sqliteRoles } from './sqlite-roles.js';
 import { sqliteSessions } from './sqlite-sessions.js';
 import { sqliteTranscripts } from './sqlite-transcripts.js';
 
@@ -48,6 +54,12 @@ export const SqliteStore = {
       kind: 'sqlite',
       path: options.path,
       ...sqliteSessions(connection),
+      ...sqliteProviders(connection),
+      ...sqliteOrganizations(connection),
+      ...sqliteRoles(connection),
+      ...sqliteChannels(connection),
+      ...sqliteGrants(connection),
+      ...sqliteBudgets(connection),
       ...sqliteLeases(connection),
       ...sqliteExecutions(connection),
       ...sqliteInputs(connection),
