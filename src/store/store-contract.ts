@@ -1,11 +1,17 @@
 import { describe } from 'vitest';
+import { describeBudgetContract } from './contract/budget-contract.js';
+import { describeChannelContract } from './contract/channel-contract.js';
 import { useFreshStore } from './contract/contract-context.js';
 import { describeEventContract } from './contract/event-contract.js';
 import { describeExecutionContract } from './contract/execution-contract.js';
 import { describeFencingContract } from './contract/fencing-contract.js';
+import { describeGrantContract } from './contract/grant-contract.js';
 import { describeInputContract } from './contract/input-contract.js';
 import { describeInteractionContract } from './contract/interaction-contract.js';
 import { describeLeaseContract } from './contract/lease-contract.js';
+import { describeOrganizationContract } from './contract/organization-contract.js';
+import { describeProviderContract } from './contract/provider-contract.js';
+import { describeRoleContract } from './contract/role-contract.js';
 import { describeSessionContract } from './contract/session-contract.js';
 import { describeTranscriptContract } from './contract/transcript-contract.js';
 import type { Store } from './store.js';
@@ -33,5 +39,11 @@ export function runStoreContract(options: StoreContractOptions): void {
     describeEventContract(context);
     describeInteractionContract(context);
     describeTranscriptContract(context);
+    describeProviderContract(context);
+    describeOrganizationContract(context);
+    describeRoleContract(context);
+    describeChannelContract(context);
+    describeGrantContract(context);
+    describeBudgetContract(context);
   });
 }

@@ -170,5 +170,50 @@ export function describeEventContract(context: ContractContext): void {
       expect(await store.lastCursor(session.id)).toBe(0);
       expect(await store.lastCursor('no-such-session')).toBe(0);
     });
+
+    it('appendEvents: the costUsd of agent.turn.completed events adds to the session’s costUsd', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const other = await createTestSession(store);
+      await store.appendEvents(
+        session.id,
+        [
+          { type: 'agent.turn.completed', data: { costUsd: 0.125, numTurns: 1 } },
+          // Only completed turns count, and only a numeric costUsd.
+          { type: 'agent.message', data: { costUsd: 5 } },
+          { type: 'agent.turn.completed', data: { costUsd: 'free' } },
+          { type: 'agent.turn.completed', data: null },
+          { type: 'agent.turn.completed', data: { costUsd: 0.25 } },
+        ],
+        { now: 1 },
+      );
+      expect((await store.getSession(session.id))?.costUsd).toBeCloseTo(0.375);
+      await store.appendEvents(session.id, [{ type: 'agent.turn.completed', data: { costUsd: 1 } }], {
+        now: 2,
+      });
+      expect((await store.getSession(session.id))?.costUsd).toBeCloseTo(1.375);
+      expect((await store.getSession(other.id))?.costUsd).toBe(0);
+    });
+
+    it('appendEvents: a refused (fenced) append adds no cost', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const lease = await store.acquireLease({
+        sessionId: session.id,
+        owner: 'worker-1',
+        ttlMs: 10_000,
+        pid: null,
+        processStartTime: null,
+        now: 1,
+      });
+      await expect(
+        store.appendEvents(session.id, [{ type: 'agent.turn.completed', data: { costUsd: 2 } }], {
+          epoch: (lease?.epoch ?? 0) + 1,
+          now: 2,
+        }),
+      ).rejects.toMatchObject({ code: 'lease_lost' });
+      expect((await store.getSession(session.id))?.costUsd).toBe(0);
+      expect(await store.lastCursor(session.id)).toBe(0);
+    });
   });
 }

@@ -138,5 +138,83 @@ export function describeSessionContract(context: ContractContext): void {
         middle.id,
       ]);
     });
+
+    it('createSession: stores the organization and role version; costUsd starts at 0', async () => {
+      const store = context.store();
+      const session = await createTestSession(store, {
+        organization: 'acme',
+        role: 'reviewer',
+        roleVersion: 3,
+      });
+      expect(session).toMatchObject({ organization: 'acme', role: 'reviewer', roleVersion: 3, costUsd: 0 });
+      expect(await store.getSession(session.id)).toEqual(session);
+    });
+
+    it('createSession: a launch id retried under another organization conflicts, under another role version not', async () => {
+      const store = context.store();
+      const first = await createTestSession(store, {
+        launchId: 'launch-3',
+        organization: 'acme',
+        role: 'reviewer',
+        roleVersion: 1,
+      });
+      const base = {
+        launchId: 'launch-3',
+        provider: first.provider,
+        role: first.role,
+        model: first.model,
+        cwd: first.cwd,
+        config: first.config,
+        now: 2_000,
+      };
+      await expect(
+        store.createSession({ ...base, id: uniqueId('session'), organization: 'other', roleVersion: 1 }),
+      ).rejects.toBeInstanceOf(ConflictError);
+      const retried = await store.createSession({
+        ...base,
+        id: uniqueId('session'),
+        organization: 'acme',
+        roleVersion: 2,
+      });
+      expect(retried).toEqual({ session: first, created: false });
+    });
+
+    it('listSessions: filtered by organization and role (any version)', async () => {
+      const store = context.store();
+      const v1 = await createTestSession(store, {
+        organization: 'acme',
+        role: 'reviewer',
+        roleVersion: 1,
+        now: 1,
+      });
+      const v2 = await createTestSession(store, {
+        organization: 'acme',
+        role: 'reviewer',
+        roleVersion: 2,
+        now: 2,
+      });
+      const writer = await createTestSession(store, {
+        organization: 'acme',
+        role: 'writer',
+        roleVersion: 1,
+        now: 3,
+      });
+      const other = await createTestSession(store, {
+        organization: 'other',
+        role: 'reviewer',
+        roleVersion: 1,
+        now: 4,
+      });
+      await createTestSession(store, { organization: null, role: null, now: 5 });
+      const ids = async (options: Parameters<typeof store.listSessions>[0]) =>
+        (await store.listSessions(options)).map((session) => session.id);
+      expect(await ids({ organization: 'acme', role: 'reviewer' })).toEqual([v2.id, v1.id]);
+      expect(await ids({ organization: 'acme' })).toEqual([writer.id, v2.id, v1.id]);
+      expect(await ids({ role: 'reviewer' })).toEqual([other.id, v2.id, v1.id]);
+      await store.updateSession(v1.id, { state: 'archived', now: 6 });
+      expect(await ids({ organization: 'acme', role: 'reviewer', state: 'active' })).toEqual([v2.id]);
+      expect(await ids({ organization: 'acme', role: 'reviewer', limit: 1 })).toEqual([v2.id]);
+      expect(await ids({ organization: 'nowhere' })).toEqual([]);
+    });
   });
 }

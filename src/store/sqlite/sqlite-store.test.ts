@@ -225,6 +225,111 @@ describe('SqliteStore', () => {
     check.close();
   });
 
+  it('open: a file at schema version 2 (before organizations) is migrated; its sessions read back', async () => {
+    const path = temporaryPath();
+    const raw = new Database(path);
+    raw.exec(
+      "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT; INSERT INTO meta VALUES ('application', 'agentd'), ('schema_version', '2')",
+    );
+    for (const migration of migrations.slice(0, 2)) {
+      raw.exec(migration);
+    }
+    raw
+      .prepare(
+        `INSERT INTO sessions (id, state, provider, role, model, cwd, config, launch_id, native_session_id, title,
+           last_cursor, created_at, updated_at)
+         VALUES ('old', 'active', 'env', 'reviewer', 'claude-sonnet-4-5', '/p', '{"a":1}', 'l-old', 'n-old', 'Old',
+           1, 10, 20)`,
+      )
+      .run();
+    raw
+      .prepare(
+        `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)
+         VALUES ('old', 1, 'agent.turn.completed', '{"costUsd":3}', NULL, 15)`,
+      )
+      .run();
+    raw.close();
+
+    const store = SqliteStore.open({ path });
+    expect(await store.getSession('old')).toEqual({
+      id: 'old',
+      state: 'active',
+      provider: 'env',
+      organization: null,
+      role: 'reviewer',
+      roleVersion: null,
+      model: 'claude-sonnet-4-5',
+      cwd: '/p',
+      costUsd: 0,
+      config: { a: 1 },
+      launchId: 'l-old',
+      nativeSessionId: 'n-old',
+      title: 'Old',
+      createdAt: 10,
+      updatedAt: 20,
+    });
+    // New costs add to the migrated session; the new tables work.
+    await store.appendEvents('old', [{ type: 'agent.turn.completed', data: { costUsd: 0.5 } }], { now: 30 });
+    expect(await store.spend({ sessionId: 'old' })).toBeCloseTo(0.5);
+    await store.ensureOrganization({ id: 'acme', now: 30 });
+    expect((await store.createRole({ organization: 'acme', name: 'reviewer', now: 30 })).version).toBe(1);
+    await store.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: String(migrations.length),
+    });
+    check.close();
+  });
+
+  it('reopen: the organization’s data is there after open', async () => {
+    const path = temporaryPath();
+    const first = SqliteStore.open({ path });
+    const { provider } = await first.putProvider({
+      name: 'openrouter',
+      kind: 'openrouter',
+      baseUrl: 'https://openrouter.ai/api',
+      secret: { env: 'OPENROUTER_API_KEY' },
+      models: { sonnet: 'anthropic/claude-sonnet-4.6' },
+      now: 1,
+    });
+    await first.ensureOrganization({ id: 'acme', now: 1 });
+    const role = await first.createRole({
+      organization: 'acme',
+      name: 'reviewer',
+      tools: ['Read'],
+      userSkills: true,
+      turnBudgetUsd: 0.25,
+      now: 2,
+    });
+    const { channel } = await first.bindChannel({
+      key: 'c1',
+      organization: 'acme',
+      project: 'web',
+      role: 'reviewer',
+      now: 3,
+    });
+    await first.setChannelSession({ key: 'c1', role: 'reviewer', sessionId: 's1' });
+    const grant = await first.addGrant({
+      id: 'g1',
+      principal: 'bot',
+      action: 'admin',
+      resource: '*',
+      now: 4,
+    });
+    await first.setBudget({ scope: 'organization', target: 'acme', limitUsd: 12.5, now: 5 });
+    await first.close();
+
+    const second = SqliteStore.open({ path });
+    expect(await second.getProvider('openrouter')).toEqual(provider);
+    expect(await second.getOrganization('acme')).toMatchObject({ defaultRole: 'reviewer' });
+    expect(await second.getRole('acme', 'reviewer')).toEqual(role);
+    expect(await second.getChannel('c1')).toEqual(channel);
+    expect(await second.getChannelSession('c1', 'reviewer')).toBe('s1');
+    expect(await second.listGrants()).toEqual([grant]);
+    expect(await second.getBudget('organization', 'acme')).toMatchObject({ limitUsd: 12.5 });
+    await second.close();
+  });
+
   it('read: a damaged row is store_corrupt, not a raw parse error', async () => {
     const path = temporaryPath();
     const store = SqliteStore.open({ path });
