@@ -22,7 +22,7 @@ interface Racer {
 
 function startRacer(options: {
   path: string;
-  mode: 'lease' | 'append';
+  mode: 'lease' | 'append' | 'role';
   name: string;
   count: number;
   offset?: number;
@@ -125,6 +125,22 @@ describe('SqliteStore across processes', () => {
     const stored = await store.readEvents('race-0', { limit: perRacer * 3 });
     expect(stored.map((event) => event.cursor)).toEqual(all);
     expect(await store.lastCursor('race-0')).toBe(perRacer * 2);
+    await store.close();
+  });
+
+  it('updateRole: processes updating one role write distinct versions, each one higher', async () => {
+    const path = join(directory, 'roles.db');
+    const store = await prepare(path, 0);
+    await store.ensureOrganization({ id: 'race', now: 1 });
+    await store.createRole({ organization: 'race', name: 'reviewer', now: 1 });
+    const perRacer = 60;
+    const results = await race(
+      ['racer-a', 'racer-b'].map((name) => startRacer({ path, mode: 'role', name, count: perRacer })),
+    );
+    const all = results.flat().sort((left, right) => (left ?? 0) - (right ?? 0));
+    expect(all).toEqual(Array.from({ length: perRacer * 2 }, (_, index) => index + 2));
+    const history = await store.roleHistory('race', 'reviewer');
+    expect(history.map((role) => role.version)).toEqual([1, ...all]);
     await store.close();
   });
 });
