@@ -6,7 +6,15 @@ import type { InteractionRecord, NewEvent } from '../store/store.js';
  * (which are journaled under their own `type`, with the native message kept in `raw`).
  */
 export type RuntimeEvent =
-  | { type: 'input.accepted'; inputId: string; messageId: string; text: string; traceparent?: string }
+  | {
+      type: 'input.accepted';
+      inputId: string;
+      messageId: string;
+      text: string;
+      /** True for `/compact`: the agent gets it as its command; any other text is plain text. */
+      command?: boolean;
+      traceparent?: string;
+    }
   | { type: 'execution.started'; executionId: string; epoch: number; pid: number }
   | { type: 'execution.stopped'; executionId: string; reason: string }
   | {

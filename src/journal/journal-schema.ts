@@ -120,6 +120,7 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     inputId: z.string(),
     messageId: z.string(),
     text: z.string(),
+    command: z.boolean().optional(),
     traceparent: z.string().optional(),
   }),
   'execution.started': z.looseObject({ executionId: z.string(), epoch: z.number(), pid: z.number() }),

@@ -5,7 +5,7 @@ import { claudeConfigFromEnv } from '../config/env-config.js';
 import { toDeferredSdkSessionStore } from '../store/session-store-adapter.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import { startDemoModelFor } from '../testing/demo-model.js';
-import { executionConfig, type LaunchOptions, launchOf } from './session-config.js';
+import { configurationRole, executionConfig, type LaunchOptions, launchOf } from './session-config.js';
 
 /** An in-process execution's surroundings, started before its session exists. */
 export interface PreparedRun {
@@ -49,7 +49,12 @@ export async function prepareRun(options: {
   base?: ClaudeConfig;
   launch: LaunchOptions;
 }): Promise<PreparedRun> {
-  const launch = launchOf(options.base ?? claudeConfigFromEnv(options.env), options.env, options.launch);
+  // The session will most likely run under the default role as a fresh data dir has it; if not,
+  // the early claude does not fit and is discarded.
+  const launch = launchOf(options.base ?? claudeConfigFromEnv(options.env), {
+    role: configurationRole,
+    ...options.launch,
+  });
   // Without credentials the session will be refused (by the runtime, with its own error): start nothing.
   if (launch.provider !== 'offline' && credentialSource(options.env) === null) return notPrepared;
   const demo = await startDemoModelFor({ provider: launch.provider, cwd: launch.cwd });

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentBackend } from '../backends/agent-backend.js';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
-import { requireProviderCredentials } from '../config/credentials.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
+import { checkProvider } from '../config/provider-env.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
 import { type JournalRecord, journalEntry } from '../journal/journal-event.js';
 import { openStore } from '../journal/open-store.js';
 import { readJournal } from '../journal/read-journal.js';
+import { FileSkillStore } from '../skills/file-skill-store.js';
 import {
   type ExecutionRecord,
   type ExecutionState,
@@ -21,11 +22,27 @@ import {
   type SessionState,
   type Store,
 } from '../store/store.js';
+import { Access, resources } from './access.js';
 import { type Answer, validateAnswer } from './answers.js';
+import { archiveSession } from './archive.js';
+import { Budgets } from './budgets.js';
+import { Channels } from './channels.js';
 import { claudeExecutablePath } from './claude-executable.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
+import { Grants } from './grants.js';
+import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
 import type { PreparedRun } from './prepared-run.js';
+import { Providers } from './providers.js';
+import { Roles } from './roles.js';
+import {
+  type ActorOptions,
+  defaultOrganization,
+  ownerPrincipal,
+  type RuntimeContext,
+} from './runtime-context.js';
+import { RuntimeSkills } from './runtime-skills.js';
 import { launchOf } from './session-config.js';
+import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
 
 export interface RuntimeOptions {
@@ -46,7 +63,7 @@ export interface RuntimeOptions {
   offline?: boolean;
 }
 
-export interface CreateSessionOptions {
+export interface CreateSessionOptions extends ActorOptions {
   /** The first message; the worker starts on it at once. */
   prompt?: string;
   /** The client's id for the first message. @default a new UUID */
@@ -55,8 +72,12 @@ export interface CreateSessionOptions {
   launchId?: string;
   /** An existing directory; relative paths resolve against this process's cwd. @default process.cwd() */
   cwd?: string;
+  /** Overrides the role's model for this session. */
   model?: string;
+  /** The role the session runs under (its current version). @default the organization's default role */
   role?: string;
+  /** @default 'default' */
+  organization?: string;
   /**
    * Answer with the built-in demo model (provider `offline`): no credentials, no network. Each worker
    * of the session starts the demo model itself. @default the runtime's `offline`
@@ -75,12 +96,18 @@ export interface CreateSessionOptions {
   traceparent?: string;
 }
 
-export interface SendOptions {
+export interface SendOptions extends ActorOptions {
   text: string;
   /** The client's message id; the same id and text is the same input. @default a new UUID */
   messageId?: string;
   /** W3C trace context of the request that sent it; the worker's turn span continues that trace. */
   traceparent?: string;
+}
+
+/** An input as the runtime journals it: text for the agent, or the one command the agent gets (`/compact`). */
+export interface DispatchOptions extends Omit<SendOptions, 'actor'> {
+  /** True for `/compact`: sent to the agent as its command, not as text. */
+  command: boolean;
 }
 
 export interface RunHereOptions extends SendOptions {
@@ -136,6 +163,19 @@ const followReconcileMs = 1000;
 export class Runtime {
   readonly store: Store;
   readonly paths: DataPaths;
+  /** Provider profiles: how to reach a model and where its secret comes from. */
+  readonly providers: Providers;
+  /** Organizations' versioned roles. */
+  readonly roles: Roles;
+  /** Content-addressed skills, selected by roles. */
+  readonly skills: RuntimeSkills;
+  /** External conversation keys, each selecting a role. */
+  readonly channels: Channels;
+  /** Principals, their tokens and grants. */
+  readonly grants: Grants;
+  /** Spending limits and spend. */
+  readonly budgets: Budgets;
+  private readonly access: Access;
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
   private readonly pollMs: number;
@@ -157,27 +197,59 @@ export class Runtime {
     this.env = options.env;
     this.offline = options.offline ?? false;
     this.supervisor = new Supervisor({ store: options.store, paths: options.paths, env: options.env });
+    const context: RuntimeContext = {
+      store: options.store,
+      paths: options.paths,
+      skills: new FileSkillStore({ directory: options.paths.skills }),
+      supervisor: this.supervisor,
+      env: options.env,
+      baseConfig: options.config,
+      offline: this.offline,
+    };
+    this.access = new Access(options.store);
+    this.providers = new Providers(context, this.access);
+    this.roles = new Roles(context, this.access, this.providers);
+    this.skills = new RuntimeSkills(context, this.access);
+    this.channels = new Channels(this, context, this.access, this.roles);
+    this.grants = new Grants(context, this.access);
+    this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
   }
 
-  /** Creates a session and, with a prompt, starts its worker. Idempotent on `launchId`. */
+  /**
+   * Creates a session under a role (the organization's default unless named) and, with a prompt,
+   * starts its worker. Idempotent on `launchId`. Naming a role takes `role.trigger` on it.
+   */
   async createSession(
     options: CreateSessionOptions = {},
   ): Promise<{ session: SessionRecord; input: InputRecord | null; created: boolean }> {
     if (options.prompt !== undefined && options.prompt.trim() === '')
       throw new InvalidInputError('prompt must not be empty');
-    const { config, cwd, stored, provider } = launchOf(this.baseConfig, this.env, {
+    const organization = options.organization ?? defaultOrganization;
+    const role = options.role
+      ? await this.roles.get(options.role, { organization })
+      : await this.roles.defaultRole({ organization });
+    if (options.role)
+      await this.access.require(
+        options.actor ?? ownerPrincipal,
+        'role.trigger',
+        resources.role(organization, role.name),
+      );
+    const { config, cwd, stored, provider } = launchOf(this.baseConfig, {
       ...options,
+      role,
       offline: options.offline ?? this.offline,
     });
     requireDirectory(cwd);
     // A session whose first turn could not start is not created at all.
-    if (options.requireCredentials ?? options.prompt !== undefined) this.requireProvider(provider);
+    if (options.requireCredentials ?? options.prompt !== undefined) await this.requireProvider(provider);
     // The launch configuration includes the first prompt, so a launch id fixes both.
     if (options.prompt !== undefined) stored.initialPrompt = options.prompt;
     const { session, created } = await this.store.createSession({
       id: randomUUID(),
       provider,
-      role: options.role ?? null,
+      organization,
+      role: role.name,
+      roleVersion: role.version,
       model: config.model ?? null,
       cwd,
       config: stored,
@@ -198,19 +270,67 @@ export class Runtime {
   }
 
   /**
+   * A message to a session under the closed command protocol: text becomes an input, a known
+   * command runs (`/compact` reaches the agent exactly), an unknown one is refused with
+   * `unknown_command` and changes nothing.
+   */
+  async message(sessionId: string, options: SendOptions): Promise<MessageResult> {
+    const session = await this.requireSession(sessionId);
+    return handleMessage(this, session, options);
+  }
+
+  /**
    * Journals a message and makes sure a worker will deliver it. The same message id and text
-   * returns the existing input; the same id with other text is a `conflict`.
+   * returns the existing input; the same id with other text is a `conflict`. Text starting with
+   * `/` follows the command protocol: `/compact` is sent as the command, `//text` as `/text`, any
+   * other command is refused here (use `message`).
    */
   async send(sessionId: string, options: SendOptions): Promise<InputRecord> {
     if (typeof options.text !== 'string' || options.text.trim() === '')
       throw new InvalidInputError('text must not be empty');
+    const parsed = parseMessage(options.text);
+    if (parsed.kind === 'command' && parsed.name !== 'compact')
+      throw new InvalidInputError(`/${parsed.name} is a command, not an input: send it as a message`, {
+        command: `/${parsed.name}`,
+      });
+    return this.journalAndDispatch(sessionId, {
+      ...options,
+      text: parsed.kind === 'text' ? parsed.text : '/compact',
+      command: parsed.kind === 'command',
+    });
+  }
+
+  /**
+   * Journals an input that has passed the command protocol and makes sure a worker delivers it.
+   * Refused before anything is journaled when the session is archived, over its budget, or no
+   * worker could reach its provider.
+   */
+  async journalAndDispatch(sessionId: string, options: DispatchOptions): Promise<InputRecord> {
+    if (typeof options.text !== 'string' || options.text.trim() === '')
+      throw new InvalidInputError('text must not be empty');
     const session = await this.requireSession(sessionId);
     if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
+    const existing = options.messageId ? await this.store.getInput(sessionId, options.messageId) : null;
+    // A retry of an input already journaled is answered as before, budget or not.
+    if (!existing) await this.budgets.require(session);
     // Refused before it is journaled when no worker could deliver it; a live worker has its own env.
-    if (!(await this.liveExecution(sessionId))) this.requireProvider(session.provider);
+    if (!(await this.liveExecution(sessionId))) await this.requireProvider(session.provider);
     const input = await this.journalInput(this.store, sessionId, options);
     if (input.state === 'accepted') await this.ensureWorker(sessionId);
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
+  }
+
+  /** What `/status` shows: the worker, waiting inputs, pending approvals, spend and any limit reached. */
+  async status(sessionId: string): Promise<SessionStatus> {
+    const session = await this.requireSession(sessionId);
+    return {
+      session,
+      live: await this.liveExecution(sessionId),
+      waitingInputs: (await this.store.listInputs(sessionId, { states: ['accepted'] })).length,
+      pendingInteractions: (await this.store.listInteractions({ sessionId, state: 'pending' })).length,
+      costUsd: session.costUsd,
+      budget: await this.budgets.reached(session),
+    };
   }
 
   /**
@@ -220,7 +340,8 @@ export class Runtime {
    * have no live worker. `done` resolves with the worker's exit code once it stops (`stop()`).
    */
   async runHere(sessionId: string, options: RunHereOptions): Promise<ExecutionHere> {
-    const session = await this.sessionToRunHere(sessionId, options.text).catch(async (error: unknown) => {
+    const text = typeof options.text === 'string' ? options.text : '';
+    const session = await this.sessionToRunHere(sessionId, text).catch(async (error: unknown) => {
       await options.prepared?.discard();
       throw error;
     });
@@ -233,7 +354,12 @@ export class Runtime {
       ...(options.prepared ? { prepared: options.prepared } : {}),
     });
     try {
-      const input = await this.journalInput(store, sessionId, options);
+      const parsed = parseMessage(text);
+      const input = await this.journalInput(store, sessionId, {
+        ...options,
+        text: parsed.kind === 'text' ? parsed.text : text,
+        command: false,
+      });
       const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
       const run = prepared.run({
         executionId: execution.id,
@@ -249,9 +375,15 @@ export class Runtime {
   /** The session, if an execution may run on it in this process now. */
   private async sessionToRunHere(sessionId: string, text: string): Promise<SessionRecord> {
     if (typeof text !== 'string' || text.trim() === '') throw new InvalidInputError('text must not be empty');
+    const parsed = parseMessage(text);
+    if (parsed.kind === 'command')
+      throw new InvalidInputError(
+        `/${parsed.name} is a command: run takes a prompt (start with // to send text that begins with /)`,
+      );
     const session = await this.requireSession(sessionId);
     if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
-    this.requireProvider(session.provider);
+    await this.budgets.require(session);
+    await this.requireProvider(session.provider);
     const live = await this.liveExecution(sessionId);
     if (live)
       throw new StateError(
@@ -334,7 +466,7 @@ export class Runtime {
   async resume(sessionId: string): Promise<ExecutionRecord> {
     const session = await this.requireSession(sessionId);
     if (session.state === 'archived') throw new StateError(`session ${sessionId} is archived`);
-    this.requireProvider(session.provider);
+    await this.requireProvider(session.provider);
     // A worker that let its lease lapse (stopped, hung) is taken over: it is fenced off from here on.
     await this.supervisor.reconcile(sessionId, { takeOverLapsed: true });
     const live = await this.liveExecution(sessionId);
@@ -357,10 +489,11 @@ export class Runtime {
     return { command: claudeExecutablePath(), args: ['--resume', session.nativeSessionId], cwd: session.cwd };
   }
 
+  /** Stops the session's worker and archives it: readable, never continued. */
   async archive(sessionId: string): Promise<SessionRecord> {
-    await this.requireSession(sessionId);
+    const session = await this.requireSession(sessionId);
     await this.stop(sessionId);
-    return this.store.updateSession(sessionId, { state: 'archived', now: Date.now() });
+    return archiveSession(this.store, session, 'archived');
   }
 
   async getSession(sessionId: string): Promise<SessionDetails> {
@@ -376,7 +509,9 @@ export class Runtime {
     };
   }
 
-  async listSessions(options: { state?: SessionState; limit?: number } = {}): Promise<SessionRecord[]> {
+  async listSessions(
+    options: { state?: SessionState; limit?: number; organization?: string; role?: string } = {},
+  ): Promise<SessionRecord[]> {
     return this.store.listSessions(options);
   }
 
@@ -451,14 +586,18 @@ export class Runtime {
   }
 
   private async startWorker(sessionId: string): Promise<ExecutionRecord> {
-    this.requireProvider((await this.requireSession(sessionId)).provider);
+    await this.requireProvider((await this.requireSession(sessionId)).provider);
     const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
     const identity = this.supervisor.spawnWorker(execution);
     return this.store.updateExecution(execution.id, { ...identity, now: Date.now() });
   }
 
   /** Journals an input (`input.accepted`) once; the same message id and text is the same input. */
-  private async journalInput(store: Store, sessionId: string, options: SendOptions): Promise<InputRecord> {
+  private async journalInput(
+    store: Store,
+    sessionId: string,
+    options: DispatchOptions,
+  ): Promise<InputRecord> {
     const { input, created } = await store.addInput({
       id: randomUUID(),
       sessionId,
@@ -475,6 +614,7 @@ export class Runtime {
             inputId: input.id,
             messageId: input.messageId,
             text: input.text,
+            ...(options.command ? { command: true } : {}),
             ...(options.traceparent ? { traceparent: options.traceparent } : {}),
           }),
         ],
@@ -488,8 +628,19 @@ export class Runtime {
    * Every path that starts a worker passes here: the workers of this runtime get its env, which must
    * reach the session's provider. Throws `CredentialsMissingError`.
    */
-  private requireProvider(provider: string): void {
-    requireProviderCredentials({ provider, env: this.env });
+  private async requireProvider(provider: string): Promise<void> {
+    await checkProvider({ store: this.store, provider, env: this.env });
+  }
+
+  /** After a limit was raised: workers of sessions whose inputs wait look again, or start. */
+  private async resumeWaiting(): Promise<void> {
+    for (const session of await this.store.listSessions({ state: 'active', limit: 1000 })) {
+      if ((await this.store.listInputs(session.id, { states: ['accepted'] })).length === 0) continue;
+      if (await this.budgets.reached(session)) continue;
+      await this.ensureWorker(session.id).catch(() => {
+        // A session that cannot start now (credentials) keeps its inputs; a later send retries.
+      });
+    }
   }
 
   private async requireSession(sessionId: string): Promise<SessionRecord> {
@@ -512,6 +663,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pollMs: options.pollMs ?? 50,
     ...(options.offline ? { offline: true } : {}),
   });
+  await runtime.roles.ensureDefaults();
   await runtime.reconcile();
   return runtime;
 }

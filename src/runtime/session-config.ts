@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
-import { type Provider, providerOf } from '../config/credentials.js';
+import type { RoleMeta, RoleSurface } from '../store/org-storage.js';
 
 /** What a new session's launch settings are made of: the runtime's base config and the caller's choices. */
 export interface LaunchOptions {
@@ -10,7 +10,21 @@ export interface LaunchOptions {
   cwd?: string;
   /** Answer with the built-in demo model. */
   offline?: boolean;
+  /** The role version the session runs under: its surface over the base config (null fields keep the base's). */
+  role?: RoleSurface & Pick<RoleMeta, 'turnBudgetUsd'>;
 }
+
+/** What a fresh data dir's default role is: the runtime's own configuration, no skills. */
+export const configurationRole: RoleSurface & Pick<RoleMeta, 'turnBudgetUsd'> = {
+  provider: 'env',
+  model: null,
+  systemPrompt: null,
+  tools: null,
+  permissionMode: null,
+  skills: [],
+  userSkills: false,
+  turnBudgetUsd: null,
+};
 
 export interface Launch {
   /** The whole config, `cwd` resolved. */
@@ -19,7 +33,8 @@ export interface Launch {
   cwd: string;
   /** The config as it is stored with the session: no credentials, no resume cursor. */
   stored: Record<string, unknown>;
-  provider: Provider;
+  /** The provider profile's name: the role's, `env` (the process-wide variables), or `offline`. */
+  provider: string;
 }
 
 /** What never goes into the store: credentials and other environment travel to workers by env only. */
@@ -29,22 +44,33 @@ function storableConfig(config: ClaudeConfig): Record<string, unknown> {
 }
 
 /** The launch settings of a new session: the one computation `createSession` and an early `run` share. */
-export function launchOf(
-  base: ClaudeConfig,
-  env: Record<string, string | undefined>,
-  options: LaunchOptions,
-): Launch {
+export function launchOf(base: ClaudeConfig, options: LaunchOptions): Launch {
   const config: ClaudeConfig = {
     ...base,
     ...options.config,
     retry: { ...base.retry, ...options.config?.retry },
   };
+  const role = options.role;
+  if (role) applyRole(config, role);
   if (options.model) config.model = options.model;
   if (options.permissionMode) config.permissionMode = options.permissionMode;
   const cwd = resolve(options.cwd ?? config.cwd ?? process.cwd());
   config.cwd = cwd;
-  const provider: Provider = options.offline ? 'offline' : providerOf({ ...env, ...config.env });
+  const provider = options.offline ? 'offline' : (role?.provider ?? 'env');
   return { config, cwd, stored: storableConfig(config), provider };
+}
+
+/** A role's surface over the config: what it sets wins, what it leaves null keeps the base's. */
+function applyRole(config: ClaudeConfig, role: RoleSurface & Pick<RoleMeta, 'turnBudgetUsd'>): void {
+  if (role.model !== null) config.model = role.model;
+  if (role.systemPrompt !== null) config.systemPrompt = { preset: 'claude_code', append: role.systemPrompt };
+  if (role.tools !== null) config.allowedTools = role.tools;
+  if (role.permissionMode !== null) config.permissionMode = role.permissionMode;
+  if (role.turnBudgetUsd !== null) config.maxBudgetUsd = role.turnBudgetUsd;
+  // Exactly the role's skills: the worker materializes these and hides every other.
+  config.skillDigests = role.skills;
+  config.userSkills = role.userSkills;
+  if (role.skills.length === 0 && !role.userSkills) config.skills = [];
 }
 
 /** The config an execution gives its backend: the stored one, the resume cursor, and the environment. */

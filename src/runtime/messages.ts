@@ -1,0 +1,101 @@
+import type { ExecutionRecord, InputRecord, SessionRecord } from '../store/store.js';
+import { archiveSession } from './archive.js';
+import type { ReachedLimit } from './budgets.js';
+import type { Runtime } from './runtime.js';
+import { parseMessage, type SlashCommandName, slashCommands } from './slash-commands.js';
+
+/** What a session's state looks like to `/status`. */
+export interface SessionStatus {
+  session: SessionRecord;
+  live: ExecutionRecord | null;
+  /** Inputs journaled but not yet given to the agent (waiting for a worker or a budget). */
+  waitingInputs: number;
+  pendingInteractions: number;
+  costUsd: number;
+  /** The limit the session has reached, if any: its inputs wait. */
+  budget: ReachedLimit | null;
+}
+
+export type CommandResult =
+  | { command: 'compact'; input: InputRecord }
+  | { command: 'stop'; execution: ExecutionRecord | null }
+  | { command: 'status'; status: SessionStatus | null }
+  | { command: 'new'; archived: SessionRecord | null }
+  | { command: 'help'; commands: Array<{ name: string; description: string }> };
+
+/** A message's outcome: text became an input; a command ran (`/compact` as an input of its own). */
+export type MessageResult =
+  | { kind: 'input'; session: SessionRecord; input: InputRecord }
+  | ({ kind: 'command'; session: SessionRecord | null } & CommandResult);
+
+export interface MessageOptions {
+  text: string;
+  /** The client's message id; the same id and text is the same input. @default a new UUID */
+  messageId?: string;
+  traceparent?: string;
+}
+
+/**
+ * The closed command protocol, for one session (a channel finds its session first): text goes to
+ * the agent as an input, a known command runs here, an unknown one is refused (`unknown_command`)
+ * and never reaches the agent. `/compact` is the one command the agent receives, sent exactly.
+ */
+export async function handleMessage(
+  runtime: Runtime,
+  session: SessionRecord | null,
+  options: MessageOptions & {
+    /** Finds or makes the session a command or text needs when there is none (a channel's). */
+    ensureSession?: () => Promise<SessionRecord>;
+  },
+): Promise<MessageResult> {
+  const parsed = parseMessage(options.text);
+  const messageId = options.messageId;
+  const sendOptions = (text: string, command: boolean) => ({
+    text,
+    command,
+    ...(messageId !== undefined ? { messageId } : {}),
+    ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+  });
+  if (parsed.kind === 'text') {
+    const target = session ?? (await options.ensureSession?.());
+    if (!target) throw new Error('handleMessage: a text message needs a session');
+    const input = await runtime.journalAndDispatch(target.id, sendOptions(parsed.text, false));
+    return { kind: 'input', session: target, input };
+  }
+  return { kind: 'command', ...(await runCommand(runtime, parsed.name, session, options, sendOptions)) };
+}
+
+async function runCommand(
+  runtime: Runtime,
+  name: SlashCommandName,
+  session: SessionRecord | null,
+  options: { ensureSession?: () => Promise<SessionRecord> },
+  sendOptions: (text: string, command: boolean) => { text: string; command: boolean; messageId?: string },
+): Promise<{ session: SessionRecord | null } & CommandResult> {
+  switch (name) {
+    case 'help':
+      return {
+        command: 'help',
+        session,
+        commands: Object.entries(slashCommands).map(([command, description]) => ({
+          name: `/${command}`,
+          description,
+        })),
+      };
+    case 'compact': {
+      // Resumes the session (a worker starts if none is live) and sends exactly `/compact`.
+      const target = session ?? (await options.ensureSession?.());
+      if (!target) throw new Error('handleMessage: /compact needs a session');
+      const input = await runtime.journalAndDispatch(target.id, sendOptions('/compact', true));
+      return { command: 'compact', session: target, input };
+    }
+    case 'stop':
+      return { command: 'stop', session, execution: session ? await runtime.stop(session.id) : null };
+    case 'status':
+      return { command: 'status', session, status: session ? await runtime.status(session.id) : null };
+    case 'new': {
+      const archived = session ? await archiveSession(runtime.store, session, 'new') : null;
+      return { command: 'new', session: archived, archived };
+    }
+  }
+}
