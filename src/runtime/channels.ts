@@ -4,7 +4,7 @@ import type { SessionRecord } from '../store/store.js';
 import { type Access, resources } from './access.js';
 import { handleMessage, type MessageOptions, type MessageResult } from './messages.js';
 import type { Roles } from './roles.js';
-import type { Runtime } from './runtime.js';
+import type { CreateSessionOptions, Runtime } from './runtime.js';
 import {
   type ActorOptions,
   defaultOrganization,
@@ -30,6 +30,19 @@ export interface ChannelMessageOptions extends MessageOptions, ActorOptions {
   organization?: string;
   /** @default 'default' */
   project?: string;
+}
+
+export interface ChannelSessionOptions extends ActorOptions {
+  /** Select this role first (as `selectRole` does, with the same permission check). */
+  role?: string;
+  /** Where a channel that does not exist yet is bound. @default 'default' */
+  organization?: string;
+  /** @default 'default' */
+  project?: string;
+  /** For a session made now: its working directory. @default the runtime's */
+  cwd?: string;
+  /** For a session made now: settings over the role's. */
+  config?: CreateSessionOptions['config'];
 }
 
 export interface ChannelDetails {
@@ -117,6 +130,34 @@ export class Channels {
    * A channel that does not exist yet is bound first.
    */
   async message(key: string, options: ChannelMessageOptions): Promise<MessageResult> {
+    const { channel, role } = await this.admit(key, options);
+    const current = await this.context.store.getChannelSession(key, role.name);
+    const session = current ? await this.context.store.getSession(current) : null;
+    return handleMessage(this.runtime, session?.state === 'active' ? session : null, {
+      text: options.text,
+      ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
+      ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+      ensureSession: () => this.ensureSession(channel, role, {}),
+    });
+  }
+
+  /**
+   * The channel's active session for its selected role (after selecting `role`), made if it has
+   * none: for edges that journal inputs themselves (A2A). Same checks as `message`.
+   */
+  async session(key: string, options: ChannelSessionOptions = {}): Promise<SessionRecord> {
+    const { channel, role } = await this.admit(key, options);
+    return this.ensureSession(channel, role, {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...(options.config ? { config: options.config } : {}),
+    });
+  }
+
+  /** Binds a new channel, checks `agent.trigger`, selects a named role; returns the role messages go to. */
+  private async admit(
+    key: string,
+    options: ChannelSessionOptions,
+  ): Promise<{ channel: ChannelRecord; role: RoleRecord }> {
     checkKey(key);
     const actor = options.actor ?? ownerPrincipal;
     let channel = await this.context.store.getChannel(key);
@@ -138,19 +179,15 @@ export class Channels {
       await this.selectRole(key, options.role, { actor });
       channel = await this.requireChannel(key);
     }
-    const role = await this.effectiveRole(channel);
-    const current = await this.context.store.getChannelSession(key, role.name);
-    const session = current ? await this.context.store.getSession(current) : null;
-    return handleMessage(this.runtime, session?.state === 'active' ? session : null, {
-      text: options.text,
-      ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
-      ...(options.traceparent ? { traceparent: options.traceparent } : {}),
-      ensureSession: () => this.ensureSession(channel, role),
-    });
+    return { channel, role: await this.effectiveRole(channel) };
   }
 
   /** The channel's active session for a role, made if it has none; racing callers get the same one. */
-  private async ensureSession(channel: ChannelRecord, role: RoleRecord): Promise<SessionRecord> {
+  private async ensureSession(
+    channel: ChannelRecord,
+    role: RoleRecord,
+    launch: Pick<CreateSessionOptions, 'cwd' | 'config'>,
+  ): Promise<SessionRecord> {
     const { store } = this.context;
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const current = await store.getChannelSession(channel.key, role.name);
@@ -164,6 +201,7 @@ export class Channels {
           role: role.name,
           launchId: `channel:${channel.key}:${role.name}:v${role.version}:${current ?? 'first'}`,
           title: channel.key,
+          ...launch,
         })
         .catch((error: unknown) => {
           if (error instanceof ConflictError) return { session: null };
