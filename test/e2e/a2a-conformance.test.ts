@@ -317,7 +317,7 @@ describe('A2A conformance', () => {
 });
 
 describe('a fault of the server', () => {
-  it('fails the task with "internal server error", not with a message that names the data file', async () => {
+  it('is "internal server error", not a message that names the data file; no task is made', async () => {
     const faulty = await startServer({
       port: 0,
       dataDir: join(root, 'data-fault'),
@@ -348,20 +348,27 @@ describe('a fault of the server', () => {
         extensions: [],
         referenceTaskIds: [],
       };
-      const task = (await client.sendMessage({
-        tenant: '',
-        message,
-        metadata: undefined,
-        configuration: {
-          acceptedOutputModes: [],
-          taskPushNotificationConfig: undefined,
-          returnImmediately: false,
-        },
-      })) as Task;
-      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
-      const said = JSON.stringify(task.status?.message?.parts);
-      expect(said).toContain('internal server error');
-      expect(said).not.toContain(faulty.dataDir);
+      // The message's channel is found before the SDK makes a task, so the fault is the request's
+      // error rather than a failed task.
+      const failure = await client
+        .sendMessage({
+          tenant: '',
+          message,
+          metadata: undefined,
+          configuration: {
+            acceptedOutputModes: [],
+            taskPushNotificationConfig: undefined,
+            returnImmediately: false,
+          },
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failure).toBeInstanceOf(Error);
+      expect(failure).toMatchObject({ message: 'internal server error' });
+      expect(JSON.stringify(failure)).not.toContain(faulty.dataDir);
+      expect((await client.listTasks(listRequest())).tasks).toEqual([]);
     } finally {
       await faulty.close();
     }

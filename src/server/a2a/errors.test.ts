@@ -12,12 +12,15 @@ import { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
 import {
   AgentdError,
+  BudgetExceededError,
   ConflictError,
   CredentialsMissingError,
+  ForbiddenError,
   InvalidInputError,
   NotFoundError,
   StateError,
   StoreError,
+  UnknownCommandError,
 } from '../../errors/index.js';
 import { a2aErrors, toA2aError } from './errors.js';
 
@@ -56,8 +59,11 @@ describe('A2A errors', () => {
       [new ConflictError('messageId m was already used'), A2A_ERROR_CODE.INVALID_PARAMS, 409],
       [new StateError('session s is archived'), A2A_ERROR_CODE.UNSUPPORTED_OPERATION, 409],
       [new CredentialsMissingError('no credentials'), A2A_ERROR_CODE.UNSUPPORTED_OPERATION, 503],
+      [new ForbiddenError('bob may not role.trigger on role:default/reviewer'), -32602, 403],
+      [new UnknownCommandError('unknown command /foo'), -32602, 400],
+      [new BudgetExceededError('the session s has spent $1 of its $1 limit'), -32004, 402],
       // A user error the table does not name is still the user's: an invalid request.
-      [new AgentdError({ code: 'unknown_command', message: 'no /foo', userError: true }), -32602, 400],
+      [new AgentdError({ code: 'skill_invalid', message: 'no SKILL.md', userError: true }), -32602, 400],
     ];
     for (const [error, jsonRpc, http] of cases) {
       const sent = onTheWire(error);

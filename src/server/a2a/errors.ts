@@ -35,7 +35,13 @@ export interface A2aWireError {
 export const a2aErrors: Record<string, A2aWireError> = {
   invalid_input: { kind: RestRequestMalformedError, jsonRpc: A2A_ERROR_CODE.INVALID_PARAMS, http: 400 },
   invalid_config: { kind: RestRequestMalformedError, jsonRpc: A2A_ERROR_CODE.INVALID_PARAMS, http: 400 },
+  // A command that does not exist (`/foo`): the request is wrong, whatever the session.
+  unknown_command: { kind: RestRequestMalformedError, jsonRpc: A2A_ERROR_CODE.INVALID_PARAMS, http: 400 },
+  // An unknown role named in the message metadata, among others.
   not_found: { kind: RestRequestMalformedError, jsonRpc: A2A_ERROR_CODE.INVALID_PARAMS, http: 404 },
+  // The caller may not do it here (no agent.trigger on the channel's project, no role.trigger on the
+  // role it names). A2A has no error of its own for that: the parameter is what is not allowed.
+  forbidden: { kind: RestRequestMalformedError, jsonRpc: A2A_ERROR_CODE.INVALID_PARAMS, http: 403 },
   // A message id used before with another text.
   conflict: { kind: RestRequestMalformedError, jsonRpc: A2A_ERROR_CODE.INVALID_PARAMS, http: 409 },
   // An archived session, a worker already running.
@@ -43,6 +49,13 @@ export const a2aErrors: Record<string, A2aWireError> = {
     kind: RestUnsupportedOperationError,
     jsonRpc: A2A_ERROR_CODE.UNSUPPORTED_OPERATION,
     http: 409,
+  },
+  // The session, its role or its organization has reached its spending limit: raising the limit
+  // (not changing the request) lets it go on. 402, as the HTTP API says it.
+  budget_exceeded: {
+    kind: RestUnsupportedOperationError,
+    jsonRpc: A2A_ERROR_CODE.UNSUPPORTED_OPERATION,
+    http: 402,
   },
   // The server has no model to talk to: nothing the client can fix by asking again differently.
   credentials_missing: {

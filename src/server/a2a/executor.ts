@@ -14,14 +14,16 @@ import type { InteractionRecord } from '../../store/store.js';
 import { validTraceparent } from '../http/trace-context.js';
 import { toA2aError } from './errors.js';
 import { askedInteractionIds, inputRequiredParts, isReplyData, resolveReply } from './hitl.js';
+import { requestedRole } from './message-role.js';
 import { agentMessage, promptText, status, textPart } from './parts.js';
+import { principalOfCall } from './routes/call-context.js';
 import type { TaskEngine } from './task-engine.js';
 import { linkMetadata, taskLink } from './task-metadata.js';
 
 /**
- * The SDK's AgentExecutor on the Runtime. A new message is sent to the context's session and its
- * task follows the session's journal (TaskFollower) until the turn ends or waits for a person; a
- * reply on a waiting task answers the pending interactions. The executor returns at those points;
+ * The SDK's AgentExecutor on the Runtime. A new message is sent to the session of its context's
+ * channel and its task follows the session's journal (TaskFollower) until the turn ends or waits
+ * for a person; a reply on a waiting task answers the pending interactions. The executor returns at those points;
  * the follower keeps the task up to date on its own afterwards.
  */
 export class AgentdExecutor implements AgentExecutor {
@@ -38,10 +40,17 @@ export class AgentdExecutor implements AgentExecutor {
     }
   }
 
-  /** A new message: sent to the context's session, its task following the session's journal. */
+  /**
+   * A new message: sent to the session of its context's channel (for the role it names, if any),
+   * its task following the session's journal.
+   */
   private async start(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const message = request.userMessage;
-    const session = await this.engine.sessionFor(request.contextId);
+    const role = requestedRole(message);
+    const session = await this.engine.sessionFor(request.contextId, {
+      actor: principalOfCall(request.context),
+      ...(role !== undefined ? { role } : {}),
+    });
     const headers = request.context.state.get(STATE_HEADERS_KEY) as RequestHeaders | undefined;
     const { input, fromCursor } = await this.engine.submit(session.id, {
       text: promptText(message, isReplyData),

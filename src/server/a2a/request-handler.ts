@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type AgentCard,
   type CancelTaskRequest,
@@ -19,12 +20,16 @@ import {
 } from '@a2a-js/sdk';
 import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, DefaultRequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { ConflictError } from '../../errors/index.js';
+import { ConflictError, InvalidInputError } from '../../errors/index.js';
 import { toA2aError } from './errors.js';
 import { isReplyData } from './hitl.js';
+import { a2aInputText } from './message-commands.js';
+import { requestedRole } from './message-role.js';
 import { isTerminal, promptText } from './parts.js';
 import { isRfc3339DateTime } from './rfc3339.js';
+import { principalOfCall } from './routes/call-context.js';
 import type { TaskEngine } from './task-engine.js';
+import { taskLink } from './task-metadata.js';
 
 /** Refuses a `historyLength` that is not a whole number of messages. */
 function checkHistoryLength(historyLength: number | undefined): void {
@@ -59,7 +64,7 @@ export class AgentdRequestHandler implements A2ARequestHandler {
 
   sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     return this.translated(async () => {
-      await this.admit(params.message);
+      await this.admit(params.message, context);
       return this.inner.sendMessage(params, context);
     });
   }
@@ -69,7 +74,7 @@ export class AgentdRequestHandler implements A2ARequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     try {
-      await this.admit(params.message);
+      await this.admit(params.message, context);
       yield* this.inner.sendMessageStream(params, context);
     } catch (error) {
       throw this.toA2aError(error);
@@ -151,12 +156,18 @@ export class AgentdRequestHandler implements A2ARequestHandler {
     }
   }
 
-  /** Refuses what would make a task that cannot work; changes nothing when it refuses. */
-  private async admit(message: Message | undefined): Promise<void> {
+  /**
+   * Refuses what would make a task that cannot work; changes nothing when it refuses. A new
+   * message's channel is found here, and the role it names selected, before the SDK makes its
+   * task: a refusal (`forbidden`, an unknown role, a budget reached) is then the request's error,
+   * not a failed task.
+   */
+  private async admit(message: Message | undefined, context: ServerCallContext): Promise<void> {
     if (!message?.messageId) return; // the SDK refuses it with its own error
     // A client's message is the user's; one that does not say so is not a message A2A knows.
     if (message.role === Role.ROLE_UNSPECIFIED)
       throw new RequestMalformedError('message.role is required (ROLE_USER)');
+    const role = requestedRole(message);
     if (message.taskId) {
       const task = await this.engine.taskStore.load(message.taskId);
       const state = task?.status?.state;
@@ -164,19 +175,40 @@ export class AgentdRequestHandler implements A2ARequestHandler {
         throw new UnsupportedOperationError(
           `task ${message.taskId} is still working: follow it with SubscribeToTask, cancel it, or continue the conversation with a new message in context ${task?.contextId}`,
         );
+      if (task && role !== undefined) await this.checkReplyRole(task, role);
       return;
     }
     const text = promptText(message, isReplyData);
     if (!text) throw new RequestMalformedError('the message has no text for the agent');
-    if (!message.contextId) return;
-    const session = await this.engine.sessionFor(message.contextId);
+    const inputText = a2aInputText(text);
+    // The SDK would make up a context for a message without one; making it here lets its channel
+    // be checked first.
+    if (!message.contextId) message.contextId = randomUUID();
+    const session = await this.engine.sessionFor(message.contextId, {
+      actor: principalOfCall(context),
+      ...(role !== undefined ? { role } : {}),
+    });
     // Checked here as well as in the runtime, because a failure once the SDK has made the task only
     // fails that task: the client would get a FAILED task instead of its error.
     const existing = await this.engine.existingInput(session.id, message.messageId);
-    if (existing && existing.text !== text)
+    if (existing && existing.text !== inputText)
       throw new ConflictError(
         `messageId ${message.messageId} was already used in context ${message.contextId} with another text`,
         { messageId: message.messageId, contextId: message.contextId },
+      );
+    // A retry of a journaled input is answered as before, limit or not (as the runtime does).
+    if (!existing) await this.engine.runtime.budgets.require(session);
+  }
+
+  /** A reply answers its task in the task's session: naming another role there is refused. */
+  private async checkReplyRole(task: Task, role: string): Promise<void> {
+    const link = taskLink(task);
+    if (!link) return;
+    const { session } = await this.engine.runtime.getSession(link.sessionId);
+    if (session.role !== null && session.role !== role)
+      throw new InvalidInputError(
+        `task ${task.id} runs under role ${session.role}: a reply cannot name another role; send a new message in the context to switch`,
+        { taskId: task.id, role, taskRole: session.role },
       );
   }
 }

@@ -21,7 +21,7 @@ import { type TaskLink, taskLink } from './task-metadata.js';
 import type { AgentdTaskStore } from './task-store.js';
 
 export interface SessionDefaults {
-  /** Working directory of the sessions A2A contexts start. @default the runtime's (CLAUDE_CWD, else the server's) */
+  /** Working directory of the sessions A2A contexts' channels start. @default the runtime's (CLAUDE_CWD, else the server's) */
   cwd?: string;
   /** Settings over the runtime's base config for those sessions. @default none */
   config?: Partial<ClaudeConfig>;
@@ -86,24 +86,19 @@ export class TaskEngine {
   }
 
   /**
-   * The agentd session of an A2A context: created on first use with launch id `a2a:<contextId>`, so
-   * the mapping is durable and idempotent. A context keeps its session when the server's session
-   * settings change later (the launch id then names a session with other settings).
+   * The session a message in an A2A context goes to: the context is the channel
+   * `a2a:<contextId>` (bound on first use, in the default project), and its session is the one of
+   * the channel's selected role. Naming a role selects it first, with the runtime's permission
+   * checks (`forbidden`, `not_found`); later messages that name none stay with it
+   * (docs/decisions/0063-a2a-contexts-are-channels.md).
    */
-  async sessionFor(contextId: string): Promise<SessionRecord> {
-    try {
-      const { session } = await this.runtime.createSession({
-        launchId: `a2a:${contextId}`,
-        title: `A2A context ${contextId}`,
-        ...(this.sessionDefaults.cwd ? { cwd: this.sessionDefaults.cwd } : {}),
-        ...(this.sessionDefaults.config ? { config: this.sessionDefaults.config } : {}),
-      });
-      return session;
-    } catch (error) {
-      const existing = error instanceof ConflictError ? error.details?.sessionId : undefined;
-      if (typeof existing !== 'string') throw error;
-      return (await this.runtime.getSession(existing)).session;
-    }
+  async sessionFor(contextId: string, options: { role?: string; actor: string }): Promise<SessionRecord> {
+    return this.runtime.channels.session(a2aChannelKey(contextId), {
+      actor: options.actor,
+      ...(options.role !== undefined ? { role: options.role } : {}),
+      ...(this.sessionDefaults.cwd ? { cwd: this.sessionDefaults.cwd } : {}),
+      ...(this.sessionDefaults.config ? { config: this.sessionDefaults.config } : {}),
+    });
   }
 
   /** The input a message is, if its message id was used in the session before. */
@@ -293,6 +288,11 @@ export class TaskEngine {
     await Promise.all([...this.followers.values()].map((follower) => follower.stop()));
     this.followers.clear();
   }
+}
+
+/** The channel an A2A context is. */
+export function a2aChannelKey(contextId: string): string {
+  return `a2a:${contextId}`;
 }
 
 export function toPayload(event: AgentExecutionEvent): NonNullable<StreamResponse['payload']> {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { ownerPrincipal } from '../../runtime/runtime-context.js';
 import { errorJson, unauthorized } from './errors.js';
 
 /** Probes and the agent card must work without a token: orchestrators and A2A clients fetch them first. */
@@ -34,4 +35,13 @@ export function bearerAuth(tokens: readonly string[]): MiddlewareHandler {
     }
     return next();
   };
+}
+
+/**
+ * The principal a request acts as, passed to the runtime as its actor: what the auth middleware
+ * set (`principal`), else the owner (no tokens configured, or a token that stands for the operator).
+ */
+export function principalOf(context: Context): string {
+  const principal: unknown = context.get('principal');
+  return typeof principal === 'string' && principal !== '' ? principal : ownerPrincipal;
 }

@@ -5,8 +5,13 @@ import {
   UnauthenticatedUser,
 } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
+import { ownerPrincipal } from '../../../runtime/runtime-context.js';
+import { principalOf } from '../../http/auth.js';
 
 export const versionHeader = 'A2A-Version';
+
+/** Where a call context keeps the principal the request acts as (the runtime's actor). */
+const principalStateKey = 'agentd.principal';
 
 /** v0.x is the legacy range; a request without `A2A-Version` is v0.3 in the A2A spec. */
 export function isLegacyVersion(version: string): boolean {
@@ -14,8 +19,10 @@ export function isLegacyVersion(version: string): boolean {
 }
 
 /**
- * The SDK's call context for a request. Callers are not told apart: agentd's bearer tokens (checked
- * before any A2A route) all stand for the same operator.
+ * The SDK's call context for a request. The principal the HTTP auth middleware found is kept in the
+ * context's state, for the runtime's permission checks; the SDK's user stays unauthenticated, so
+ * the SDK's own task locks (keyed by user name) are the same for the engine's writes and the
+ * requests'.
  */
 export function callContext(
   c: Context,
@@ -24,10 +31,18 @@ export function callContext(
   const extensions = options.legacy
     ? (c.req.header('X-A2A-Extensions') ?? c.req.header('A2A-Extensions'))
     : c.req.header('A2A-Extensions');
-  return defaultServerCallContextBuilder({
+  const context = defaultServerCallContextBuilder({
     extensions: Extensions.parseServiceParameter(extensions),
     user: new UnauthenticatedUser(),
     headers: c.req.header(),
     requestedVersion: options.requestedVersion,
   });
+  context.state.set(principalStateKey, principalOf(c));
+  return context;
+}
+
+/** The principal a call acts as: the owner unless the request's authentication said otherwise. */
+export function principalOfCall(context: ServerCallContext | undefined): string {
+  const principal: unknown = context?.state.get(principalStateKey);
+  return typeof principal === 'string' ? principal : ownerPrincipal;
 }
