@@ -33,7 +33,7 @@ export interface MountA2aOptions {
   baseUrl?: string | (() => string);
   /** Declare bearer-token authentication in the card (the server requires tokens). @default false */
   bearerAuth?: boolean;
-  /** Working directory and settings of the sessions that A2A contexts start. @default the runtime's */
+  /** Working directory and settings of the sessions that A2A contexts' channels start. @default the runtime's */
   session?: SessionDefaults;
   push?: PushSenderOptions;
   timing?: Partial<EngineTiming>;
@@ -63,7 +63,8 @@ const viaFollowers: PushNotificationSender = { send: async () => undefined };
 /**
  * Mounts A2A on a Hono app: JSON-RPC at `/` and `/a2a` (v1.0 and v0.3 method names), HTTP+JSON
  * under `/a2a/v1`, and the agent card at `/.well-known/agent-card.json`. Tasks live in the A2A
- * store; each A2A context is an agentd session; the work is the Runtime's.
+ * store; each A2A context is the agentd channel `a2a:<contextId>`; the work is the Runtime's. A
+ * request acts as the principal the app's auth middleware set (`principalOf`).
  */
 export function mountA2a(app: Hono, options: MountA2aOptions): A2aMount {
   const { runtime } = options;
