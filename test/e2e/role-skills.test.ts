@@ -93,7 +93,7 @@ it('a tampered blob: execution.failed with skill_corrupt, the model never asked,
   writeFileSync(blob, readFileSync(blob, 'utf8').replace('Say hello.', 'Say HELLO.'));
   const session = await createWorkerSession(h, {
     provider: 'anthropic',
-    config: { skillDigests: [digests.greeter, digests.tampered] },
+    config: { skillDigests: [digests.greeter!, digests.tampered!] },
   });
   const input = await journalInput(h, session.id, 'hello tampered');
   const execution = await startWorker(h, session.id);
