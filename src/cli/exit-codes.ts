@@ -3,11 +3,11 @@ export const exitCodes = {
   success: 0,
   /** The agent failed (an API error that retries did not cure, max turns, a budget …), or agentd did. */
   failure: 1,
-  /** Bad flags, arguments or input (a missing cwd, an empty prompt, a bad CLAUDE_* variable). */
+  /** Bad flags, arguments or input (a missing cwd, an empty prompt, a bad CLAUDE_* variable, an unknown /command, an unsafe skill). */
   usage: 2,
   /** No credentials for the session's provider, or the model rejected them. */
   credentials: 3,
-  /** What was named does not exist, or is in a state that refuses the command (a conflict). */
+  /** What was named does not exist, or is in a state that refuses the command (a conflict, no grant, a spent budget). */
   state: 4,
   /** Stopped with Ctrl-C. */
   interrupted: 130,
@@ -22,10 +22,20 @@ export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
 const exitCodeByErrorCode: Record<string, ExitCode> = {
   invalid_input: exitCodes.usage,
   invalid_config: exitCodes.usage,
+  unknown_command: exitCodes.usage,
+  skill_invalid: exitCodes.usage,
+  skill_unsafe_path: exitCodes.usage,
+  skill_link: exitCodes.usage,
+  skill_special_file: exitCodes.usage,
+  skill_too_large: exitCodes.usage,
+  skill_too_many_files: exitCodes.usage,
+  skill_archive_invalid: exitCodes.usage,
   credentials_missing: exitCodes.credentials,
   not_found: exitCodes.state,
   conflict: exitCodes.state,
   invalid_state: exitCodes.state,
+  forbidden: exitCodes.state,
+  budget_exceeded: exitCodes.state,
 };
 
 export function exitCodeOf(errorCode: string): ExitCode {
@@ -36,8 +46,9 @@ export const exitCodesHelp = `
 Exit codes:
   0    success
   1    the agent failed (or agentd itself did: the store, a worker)
-  2    usage: bad flags, arguments or input (invalid_input, invalid_config)
+  2    usage: bad flags, arguments or input (invalid_input, invalid_config, unknown_command, skill_*)
   3    credentials: none for the session's provider, or rejected (credentials_missing)
-  4    not found, conflict or wrong state (not_found, conflict, invalid_state)
+  4    not found, conflict, wrong state, not allowed or over budget
+       (not_found, conflict, invalid_state, forbidden, budget_exceeded)
   130  interrupted with Ctrl-C
 `;

@@ -2,10 +2,17 @@ import { Command, CommanderError } from 'commander';
 import { AgentdError } from '../errors/index.js';
 import { version } from '../version.js';
 import { registerApprovalCommands } from './commands/approvals.js';
+import { registerBudgetCommands } from './commands/budgets.js';
+import { registerChannelCommands } from './commands/channels.js';
 import { registerEvents } from './commands/events.js';
+import { registerGrantCommands } from './commands/grants.js';
+import { registerPrincipalCommands } from './commands/principals.js';
+import { registerProviderCommands } from './commands/providers.js';
+import { registerRoleCommands } from './commands/roles.js';
 import { registerRun } from './commands/run.js';
 import { registerServe } from './commands/serve.js';
 import { registerSessionCommands } from './commands/sessions.js';
+import { registerSkillCommands } from './commands/skills.js';
 import type { CliContext } from './context.js';
 import { exitCodeOf, exitCodes, exitCodesHelp } from './exit-codes.js';
 import type { Output } from './render.js';
@@ -14,6 +21,8 @@ export function buildProgram(context: CliContext): Command {
   const program = new Command('agentd')
     .description('A durable runtime and server for Claude agents')
     .version(version)
+    // `-V/--version` only before a command: `agentd roles show NAME --version 2` is the command's own.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (text) => context.stdout.write(text),
@@ -25,8 +34,23 @@ export function buildProgram(context: CliContext): Command {
   registerEvents(program, context);
   registerApprovalCommands(program, context);
   registerServe(program, context);
-  for (const command of program.commands) command.exitOverride();
+  registerProviderCommands(program, context);
+  registerRoleCommands(program, context);
+  registerSkillCommands(program, context);
+  registerChannelCommands(program, context);
+  registerGrantCommands(program, context);
+  registerPrincipalCommands(program, context);
+  registerBudgetCommands(program, context);
+  overrideExits(program);
   return program;
+}
+
+/** Every command, nested ones too, reports a usage error by throwing instead of exiting. */
+function overrideExits(command: Command): void {
+  for (const child of command.commands) {
+    child.exitOverride();
+    overrideExits(child);
+  }
 }
 
 /**

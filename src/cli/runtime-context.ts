@@ -5,13 +5,21 @@ import type { CliContext } from './context.js';
 export interface DataDirFlags {
   dataDir?: string;
   json?: boolean;
+  /** The principal to act as. */
+  as?: string;
 }
 
-/** Adds `--data-dir` and `--json`, which every runtime command takes. */
+/** Adds `--data-dir`, `--json` and `--as`, which every runtime command takes. */
 export function addRuntimeOptions(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'data directory (default: $AGENTD_DATA_DIR or ~/.local/state/agentd)')
-    .option('--json', 'print JSON');
+    .option('--json', 'print JSON')
+    .option('--as <principal>', 'act as this principal, with only its grants (default: owner)');
+}
+
+/** The `actor` the runtime checks: `--as`, else the runtime's default (the owner). */
+export function actorOf(flags: DataDirFlags): { actor?: string } {
+  return flags.as ? { actor: flags.as } : {};
 }
 
 /** Opens the runtime for one command and closes it afterwards. */
@@ -35,4 +43,8 @@ export async function withRuntime<T>(
 
 export function printJson(context: CliContext, value: unknown): void {
   context.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printLine(context: CliContext, text: string): void {
+  context.stdout.write(`${text}\n`);
 }

@@ -95,4 +95,9 @@ export class Grants {
   async principalOfToken(token: string): Promise<string | null> {
     return (await this.context.store.getPrincipalByToken(tokenDigest(token)))?.id ?? null;
   }
+
+  /** Whether any principal holds a bearer token (an open server ignores tokens until one does). */
+  async tokensIssued(): Promise<boolean> {
+    return (await this.context.store.listPrincipals()).some((principal) => principal.tokenDigest !== null);
+  }
 }

@@ -3,24 +3,33 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Runtime } from '../runtime/runtime.js';
 import { bearerAuth } from './http/auth.js';
+import { registerBudgetRoutes } from './http/budgets.js';
+import { registerChannelRoutes } from './http/channels.js';
 import type { RouteContext } from './http/context.js';
 import { errorJson, payloadTooLarge, routeNotFound, toErrorResponse } from './http/errors.js';
 import { registerEventRoutes } from './http/events.js';
 import { registerExecutionRoutes } from './http/executions.js';
+import { registerGrantRoutes } from './http/grants.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerInteractionRoutes } from './http/interactions.js';
 import { registerMessageRoutes } from './http/messages.js';
 import { registerMetricsRoutes } from './http/metrics.js';
 import { registerOpenApiRoute } from './http/openapi.js';
+import { registerProviderRoutes } from './http/providers.js';
+import { registerRoleRoutes } from './http/roles.js';
 import type { ModelMode } from './http/schemas.js';
 import { registerSessionRoutes } from './http/sessions.js';
+import { registerSkillRoutes } from './http/skills.js';
 import { ServerMetrics } from './server-metrics.js';
 
 export interface AppOptions {
   runtime: Runtime;
   /** Which model the workers talk to, as /health reports it (the runtime refuses what it cannot start). @default 'anthropic' */
   modelMode?: ModelMode;
-  /** Bearer tokens; when empty, requests are not authenticated. @default [] */
+  /**
+   * Bearer tokens of the `owner`. When empty, a request without a token is the owner; tokens issued
+   * to principals (`agentd principals token`) are accepted either way. @default []
+   */
   tokens?: readonly string[];
   /** /health/ready answers 503 at this many live workers. @default 16 */
   maxLiveWorkers?: number;
@@ -79,11 +88,11 @@ export function createApp(options: AppOptions): Hono {
       cors({
         origin: [...options.corsOrigins],
         allowHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
+        allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       }),
     );
   }
-  app.use('*', bearerAuth(options.tokens ?? []));
+  app.use('*', bearerAuth({ tokens: options.tokens ?? [], principals: options.runtime.grants }));
   app.use(
     '*',
     bodyLimit({
@@ -105,6 +114,12 @@ export function createApp(options: AppOptions): Hono {
   registerEventRoutes(app, context);
   registerInteractionRoutes(app, context);
   registerExecutionRoutes(app, context);
+  registerProviderRoutes(app, context);
+  registerRoleRoutes(app, context);
+  registerSkillRoutes(app, context);
+  registerChannelRoutes(app, context);
+  registerGrantRoutes(app, context);
+  registerBudgetRoutes(app, context);
   options.mountA2a?.(app);
   return app;
 }

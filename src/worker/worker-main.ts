@@ -10,6 +10,7 @@ import { openStore } from '../journal/open-store.js';
 import { startTracing } from '../telemetry/tracing.js';
 import { startDemoModelFor } from '../testing/demo-model.js';
 import { runExecution, workerExitCodes } from './run-execution.js';
+import { sessionLaunch } from './session-launch.js';
 
 /** A positive number from the environment, or nothing. */
 function numberFromEnv(name: string): number | undefined {
@@ -43,6 +44,8 @@ async function main(): Promise<number> {
     tracing,
     log,
     ...(demo ? { env: demo.env } : {}),
+    // The supervisor started this process with the runtime's environment: the secrets are read here.
+    launch: (started) => sessionLaunch({ store, session: started, env: process.env, paths }),
   });
   // The runtime on this host signals a new input or answer, so the worker need not wait for its poll.
   process.on('SIGUSR2', () => execution.wake());

@@ -1,10 +1,10 @@
 import { type AgentBackend, type AgentSession, AgentStartError } from '../backends/agent-backend.js';
 import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
-import { LeaseLostError } from '../errors/index.js';
+import { AgentdError, LeaseLostError } from '../errors/index.js';
 import { processStartTime } from '../journal/process-identity.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
-import type { Store } from '../store/store.js';
+import type { SessionRecord, Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { ControlLoop } from './control-loop.js';
 import { ExecutionJournal } from './execution-journal.js';
@@ -12,6 +12,7 @@ import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Recovery } from './recovery.js';
+import { launchConfig, type SessionLaunch } from './session-launch.js';
 import { TurnTracing } from './turn-tracing.js';
 import { Waker } from './waker.js';
 
@@ -28,6 +29,12 @@ export interface WorkerOptions {
   idleTimeoutMs?: number;
   /** Environment for the backend (credentials); never stored. */
   env?: Record<string, string>;
+  /**
+   * What the execution adds to the session's stored config once it holds the lease: the provider's
+   * environment, the materialized skills (`sessionLaunch`). A typed error fails the execution with
+   * its code, the inputs left accepted. @default nothing added
+   */
+  launch?: (session: SessionRecord) => Promise<SessionLaunch>;
   /** OpenTelemetry tracing; null or absent when off. */
   tracing?: Tracing | null;
   log?: (line: string) => void;
@@ -134,7 +141,13 @@ export class Worker {
       return workerExitCodes.stopped;
     }
 
-    const config = sessionRecord.config as unknown as ClaudeConfig;
+    let launch: SessionLaunch | undefined;
+    try {
+      launch = await this.options.launch?.(sessionRecord);
+    } catch (error) {
+      return this.launchFailed(error);
+    }
+    const config = launchConfig(sessionRecord.config as unknown as ClaudeConfig, launch);
     this.recovery = new Recovery({
       store,
       sessionId,
@@ -185,6 +198,21 @@ export class Worker {
     if (outcome === workerExitCodes.stopped)
       await this.journal.finish(this.control.stopReason ?? 'session ended');
     return outcome;
+  }
+
+  /**
+   * The session could not be started (a provider secret missing, a skill corrupt): the execution
+   * fails with the error's code, and the inputs stay accepted for a later one.
+   */
+  private async launchFailed(error: unknown): Promise<number> {
+    const code = error instanceof AgentdError ? error.code : 'worker_error';
+    const message = error instanceof Error ? error.message : String(error);
+    // A typed error says all there is to say; anything else is a fault worth its stack.
+    this.log(
+      `could not start the session: ${code}: ${error instanceof AgentdError ? message : String((error as Error)?.stack ?? message)}`,
+    );
+    await this.journal.fail({ code, message, inputsNeverSent: true });
+    return workerExitCodes.failed;
   }
 
   /**

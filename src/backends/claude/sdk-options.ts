@@ -39,6 +39,7 @@ export function buildSdkOptions(config: ClaudeConfig, extra: Partial<Options> = 
   if (config.resume !== undefined) options.resume = config.resume;
   if (config.settingSources !== undefined) options.settingSources = config.settingSources;
   if (config.skills !== undefined) options.skills = config.skills;
+  if (config.plugins !== undefined) options.plugins = config.plugins.map((path) => ({ type: 'local', path }));
   if (config.includePartialMessages !== undefined)
     options.includePartialMessages = config.includePartialMessages;
   return options;

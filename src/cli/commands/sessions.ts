@@ -1,14 +1,26 @@
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
+import { InvalidInputError } from '../../errors/index.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
+import { printMessageResult } from '../message-output.js';
 import { type AgentFlags, addAgentOptions, configFromFlags } from '../options.js';
-import { addRuntimeOptions, type DataDirFlags, printJson, withRuntime } from '../runtime-context.js';
+import { actorOf, addRuntimeOptions, type DataDirFlags, printJson, withRuntime } from '../runtime-context.js';
 
 interface StartFlags extends AgentFlags, DataDirFlags {
   messageId?: string;
   launchId?: string;
   offline?: boolean;
+  role?: string;
+  org?: string;
+}
+
+interface SendFlags extends DataDirFlags {
+  messageId?: string;
+  channel?: string;
+  role?: string;
+  org?: string;
+  project?: string;
 }
 
 function line(context: CliContext, text: string) {
@@ -27,12 +39,17 @@ export function registerSessionCommands(program: Command, context: CliContext): 
     .option('--message-id <id>', "the first message's id (idempotent)")
     .option('--launch-id <id>', 'makes the start idempotent: the same launch id returns the same session')
     .option('--offline', 'answer with the built-in demo model: no credentials, no network')
+    .option('--role <name>', "run under this role (default: the organization's default role)")
+    .option('--org <organization>', 'organization of the role (default: default)')
     .action(async (prompt: string, flags: StartFlags) => {
       const config = configFromFlags(flags, context.env);
       await withRuntime(flags, context, async (runtime) => {
         const result = await runtime.createSession({
           prompt,
           config,
+          ...(flags.role ? { role: flags.role } : {}),
+          ...(flags.org ? { organization: flags.org } : {}),
+          ...actorOf(flags),
           ...(flags.offline ? { offline: true } : {}),
           ...(flags.messageId ? { messageId: flags.messageId } : {}),
           ...(flags.launchId ? { launchId: flags.launchId } : {}),
@@ -45,19 +62,49 @@ export function registerSessionCommands(program: Command, context: CliContext): 
   addRuntimeOptions(
     program
       .command('send')
-      .description('send a message to a session (starts a worker if none is running)')
-      .argument('<session>', 'session id')
-      .argument('<text>', 'the message'),
+      .description(
+        'send a message to a session, or with --channel to a channel (starts a worker if none is running); /status, /help, /stop, /new and /compact are commands',
+      )
+      .usage('[options] <session> <text>\n       agentd send --channel <key> [options] <text>')
+      .argument('<session-or-text>', 'session id (with --channel: the message)')
+      .argument('[text]', 'the message'),
   )
     .option('--message-id <id>', 'your id for the message; resending the same id and text is harmless')
-    .action(async (sessionId: string, text: string, flags: DataDirFlags & { messageId?: string }) => {
+    .option('--channel <key>', "send to the channel's session for its selected role")
+    .option('--role <name>', 'with --channel: select this role first')
+    .option('--org <organization>', 'with --channel: where a new channel is bound (default: default)')
+    .option('--project <project>', 'with --channel: where a new channel is bound (default: default)')
+    .action(async (first: string, second: string | undefined, flags: SendFlags) => {
+      const target =
+        flags.channel !== undefined
+          ? { channel: flags.channel, text: first }
+          : { session: first, text: second };
+      if (second !== undefined && flags.channel !== undefined)
+        throw new InvalidInputError('with --channel, give only the text: agentd send --channel KEY TEXT');
+      if (target.text === undefined)
+        throw new InvalidInputError('missing the text: agentd send SESSION TEXT');
+      if (flags.channel === undefined && (flags.role || flags.org || flags.project))
+        throw new InvalidInputError('--role, --org and --project go with --channel');
+      const text = target.text;
       await withRuntime(flags, context, async (runtime) => {
-        const input = await runtime.send(sessionId, {
+        const message = {
           text,
           ...(flags.messageId ? { messageId: flags.messageId } : {}),
+          ...actorOf(flags),
+        };
+        const result =
+          target.channel !== undefined
+            ? await runtime.channels.message(target.channel, {
+                ...message,
+                ...(flags.role ? { role: flags.role } : {}),
+                ...(flags.org ? { organization: flags.org } : {}),
+                ...(flags.project ? { project: flags.project } : {}),
+              })
+            : await runtime.message(target.session!, message);
+        printMessageResult(context, result, {
+          ...(flags.json ? { json: true } : {}),
+          ...(target.channel !== undefined ? { showSession: true } : {}),
         });
-        if (flags.json) printJson(context, input);
-        else line(context, `${input.messageId} ${input.state}`);
       });
     });
 

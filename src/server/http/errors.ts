@@ -26,7 +26,17 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   conflict: 409,
   invalid_state: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   credentials_missing: 503,
+  // Skills refused on upload (nothing is stored), and a stored blob that no longer matches its digest.
+  skill_invalid: 400,
+  skill_unsafe_path: 400,
+  skill_link: 400,
+  skill_special_file: 400,
+  skill_too_many_files: 400,
+  skill_archive_invalid: 400,
+  skill_too_large: 413,
+  skill_corrupt: 500,
 };
 
 /** The JSON body of every error response. */
@@ -73,6 +83,9 @@ export const payloadTooLarge = (limitBytes: number) =>
     message: `request body is larger than ${limitBytes} bytes`,
     details: { limitBytes },
   });
+
+export const unsupportedMediaType = (message: string, accepted: readonly string[]) =>
+  new HttpRequestError({ code: 'unsupported_media_type', message, details: { accepted: [...accepted] } });
 
 export const routeNotFound = (method: string, path: string) =>
   new HttpRequestError({ code: 'not_found', message: `no route for ${method} ${path}` });

@@ -1,19 +1,20 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { version } from '../../version.js';
+import { errors, type Operation, type Schema } from './openapi-operation.js';
+import { orgOperations } from './openapi-org-operations.js';
+import { messageResultSchema } from './org-schemas.js';
 import {
   answerBodySchema,
   apiSchemas,
   createSessionBodySchema,
   createSessionResponseSchema,
-  errorBodySchema,
   eventPageSchema,
   eventsQuerySchema,
   executionListSchema,
   executionResponseSchema,
   healthSchema,
   inputListSchema,
-  inputResponseSchema,
   interactionListSchema,
   interactionResponseSchema,
   interruptBodySchema,
@@ -26,39 +27,6 @@ import {
   sessionListSchema,
   sessionResponseSchema,
 } from './schemas.js';
-
-type Schema = z.ZodType;
-
-interface Operation {
-  method: 'get' | 'post';
-  /** OpenAPI path, with `{id}` parameters. */
-  path: string;
-  summary: string;
-  tag: string;
-  body?: Schema;
-  query?: z.ZodObject;
-  /** Status → description and JSON schema (or another content type). */
-  responses: Record<number, { description: string; schema?: Schema; contentType?: string }>;
-  /** Reachable without a token. */
-  public?: boolean;
-}
-
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      { description: errorDescriptions[status] ?? 'error', schema: errorBodySchema },
-    ]),
-  );
-
-const errorDescriptions: Record<number, string> = {
-  400: 'invalid_input or invalid_json',
-  401: 'unauthorized: missing or wrong bearer token',
-  404: 'not_found',
-  409: 'conflict or invalid_state',
-  413: 'payload_too_large',
-  503: 'credentials_missing: the server has no model credentials',
-};
 
 const operations: Operation[] = [
   {
@@ -73,7 +41,15 @@ const operations: Operation[] = [
         description: 'the session of this launchId already existed',
         schema: createSessionResponseSchema,
       },
-      ...errors(400, 401, 409, 413, 503),
+      ...errors(
+        400,
+        401,
+        [403, 'forbidden: role.trigger on the named role'],
+        [404, 'not_found: the role'],
+        409,
+        413,
+        503,
+      ),
     },
   },
   {
@@ -101,12 +77,25 @@ const operations: Operation[] = [
   {
     method: 'post',
     path: '/v1/sessions/{id}/messages',
-    summary: 'Send a message. The same messageId and text returns the same input.',
+    summary:
+      'Send a message under the closed command protocol: text becomes an input (the same messageId and text returns the same input); /compact, /stop, /status, /new, /help run as commands.',
     tag: 'messages',
     body: sendMessageBodySchema,
     responses: {
-      202: { description: 'journaled; a worker delivers it', schema: inputResponseSchema },
-      ...errors(400, 401, 404, 409, 413, 503),
+      202: {
+        description: 'text (or /compact) journaled; a worker delivers it: `{ kind, session, input }`',
+        schema: messageResultSchema,
+      },
+      200: { description: 'a command ran: its result', schema: messageResultSchema },
+      ...errors(
+        [400, 'invalid_input, invalid_json, or unknown_command (nothing is journaled)'],
+        401,
+        402,
+        404,
+        409,
+        413,
+        503,
+      ),
     },
   },
   {
@@ -259,8 +248,14 @@ function queryParameters(query: z.ZodObject) {
 
 function operationObject(operation: Operation) {
   const parameters: Array<Record<string, unknown>> = [];
-  if (operation.path.includes('{id}'))
-    parameters.push({ name: 'id', in: 'path', required: true, schema: { type: 'string' } });
+  for (const [, name] of operation.path.matchAll(/\{(\w+)\}/g))
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      ...(name === 'key' ? { description: 'the channel key, URL-encoded (a2a%3Actx)' } : {}),
+      schema: { type: 'string' },
+    });
   if (operation.query) parameters.push(...queryParameters(operation.query));
   if (operation.path.endsWith('/events') || operation.path.endsWith('/events/stream'))
     parameters.push({
@@ -293,6 +288,20 @@ function operationObject(operation: Operation) {
           requestBody: { required: true, content: { 'application/json': { schema: refTo(operation.body) } } },
         }
       : {}),
+    ...(operation.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: operation.rawBody.description,
+            content: Object.fromEntries(
+              operation.rawBody.contentTypes.map((type) => [
+                type,
+                { schema: { type: 'string', format: 'binary' } },
+              ]),
+            ),
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -307,7 +316,7 @@ export function openApiDocument(): Record<string, unknown> {
     ]),
   );
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of operations) {
+  for (const operation of [...operations, ...orgOperations]) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method] = operationObject(operation);
   }

@@ -14,13 +14,14 @@ import {
  */
 export const apiSchemas = z.registry<{ id: string; description?: string }>();
 
-function named<T extends z.ZodType>(id: string, schema: T, description?: string): T {
+/** Registers a schema under an id, for `/openapi.json`. */
+export function named<T extends z.ZodType>(id: string, schema: T, description?: string): T {
   apiSchemas.add(schema, description === undefined ? { id } : { id, description });
   return schema;
 }
 
-const clientId = z.string().min(1).max(200);
-const timestamp = z.number().int().describe('epoch milliseconds');
+export const clientId = z.string().min(1).max(200);
+export const timestamp = z.number().int().describe('epoch milliseconds');
 
 export const errorBodySchema = named(
   'Error',
@@ -29,7 +30,7 @@ export const errorBodySchema = named(
       code: z
         .string()
         .describe(
-          'stable code: invalid_input, invalid_json, invalid_config, unauthorized, not_found, conflict, invalid_state, payload_too_large, credentials_missing, internal',
+          'stable code: invalid_input, invalid_json, invalid_config, unknown_command, unauthorized, budget_exceeded, forbidden, not_found, conflict, invalid_state, payload_too_large, unsupported_media_type, credentials_missing, skill_* (a refused or corrupt skill), internal',
         ),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
@@ -44,9 +45,12 @@ export const sessionSchema = named(
     id: z.string(),
     state: z.enum(sessionStates),
     provider: z.string(),
+    organization: z.string().nullable(),
     role: z.string().nullable(),
+    roleVersion: z.number().int().nullable().describe('the role version the session runs under'),
     model: z.string().nullable(),
     cwd: z.string(),
+    costUsd: z.number().describe('total cost of its completed turns'),
     config: z.record(z.string(), z.unknown()),
     launchId: z.string().nullable(),
     nativeSessionId: z.string().nullable(),
@@ -126,7 +130,14 @@ export const createSessionBodySchema = named(
     launchId: clientId.optional().describe('the same launch id returns the same session'),
     cwd: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
-    role: z.string().min(1).optional(),
+    role: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "the role to run under (its current version): needs role.trigger; default: the organization's default role",
+      ),
+    organization: z.string().min(1).optional().describe('default: `default`'),
     permissionMode: z.enum(permissionModes).optional(),
     title: z.string().max(500).optional(),
   }),
@@ -160,7 +171,12 @@ export const sessionResponseSchema = named('SessionResponse', z.object({ session
 export const sendMessageBodySchema = named(
   'SendMessageRequest',
   z.strictObject({
-    text: z.string().min(1),
+    text: z
+      .string()
+      .min(1)
+      .describe(
+        'text for the agent, or a command: /compact, /stop, /status, /new, /help (`//text` sends `/text` as text)',
+      ),
     messageId: clientId
       .optional()
       .describe('your id for the message: the same id and text is the same input; other text is a conflict'),

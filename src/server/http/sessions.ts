@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { principalOf } from './auth.js';
 import type { RouteContext } from './context.js';
 import { createSessionBodySchema, listSessionsQuerySchema } from './schemas.js';
 import { traceContextOf } from './trace-context.js';
@@ -9,7 +10,7 @@ export function registerSessionRoutes(app: Hono, context: RouteContext): void {
 
   app.post('/v1/sessions', async (c) => {
     const body = await readJson(c, createSessionBodySchema);
-    const result = await runtime.createSession({ ...body, ...traceContextOf(c) });
+    const result = await runtime.createSession({ ...body, ...traceContextOf(c), actor: principalOf(c) });
     return c.json(result, result.created ? 201 : 200);
   });
 
