@@ -14,6 +14,7 @@ import {
 import { type Client, ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server/serve.js';
 import { lastUserText } from '../../src/testing/demo-model.js';
 import {
   type RecordedRequest,
@@ -27,8 +28,8 @@ import { isolatedEnv } from './isolated-env.js';
 
 // An A2A contextId is the channel `a2a:<contextId>`, and a message may name a role in its metadata
 // (`agentd.role`): through the @a2a-js/sdk client (JSON-RPC and HTTP+JSON) and raw HTTP for the
-// wire codes, against mountA2a on a real HTTP server, detached workers running the real SDK and
-// `claude`, and the scripted model.
+// wire codes, against mountA2a on a real HTTP server (and `agentd serve` with bearer tokens for a
+// principal's), detached workers running the real SDK and `claude`, and the scripted model.
 
 const reviewerPrompt = 'You are the reviewer: REVIEWER-MARK.';
 
@@ -93,15 +94,16 @@ async function clientFor(url: string, transport: 'JSONRPC' | 'HTTP+JSON'): Promi
 }
 
 /** A message sent as raw JSON over both bindings: what each answers. */
-async function sendRaw(url: string, message: Record<string, unknown>) {
+async function sendRaw(url: string, message: Record<string, unknown>, token?: string) {
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const rpc = await fetch(`${url}/a2a`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...auth },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }),
   });
   const rest = await fetch(`${url}/a2a/v1/message:send`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...auth },
     body: JSON.stringify({ message: { ...message, messageId: randomUUID() } }),
   });
   // biome-ignore lint/suspicious/noExplicitAny: wire JSON, read field by field in assertions
@@ -131,7 +133,9 @@ const rawMessage = (text: string, contextId: string, metadata?: Record<string, u
 let root = '';
 let model: ScriptedModel;
 let server: A2aTestServer;
-let restricted: A2aTestServer;
+/** `agentd serve` with an owner token, where alice has a token of her own. */
+let served: RunningServer;
+let aliceToken = '';
 const clients = {} as Record<'JSONRPC' | 'HTTP+JSON', Client>;
 
 /** The conversation requests the model got for a prompt. */
@@ -153,10 +157,17 @@ beforeAll(async () => {
 
   // Alice may trigger the agent in the default project and select the default and helper roles,
   // not the reviewer.
-  restricted = await startA2aServer({ ...options, dataDir: join(root, 'data-alice'), principal: 'alice' });
-  const { runtime } = restricted;
+  served = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: join(root, 'data-served'),
+    env: { ...env, CLAUDE_CWD: workDir, CLAUDE_ALLOWED_TOOLS: 'Read', AGENTD_TOKENS: 'owner-token' },
+    reconcileMs: 60_000,
+  });
+  const { runtime } = served;
   await runtime.roles.create({ name: 'reviewer', systemPrompt: reviewerPrompt });
   await runtime.roles.create({ name: 'helper', systemPrompt: 'You help.' });
+  aliceToken = (await runtime.grants.issueToken('alice')).token;
   await runtime.grants.add({
     principal: 'alice',
     action: 'agent.trigger',
@@ -167,7 +178,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const running of [server, restricted]) {
+  for (const running of [server, served]) {
     if (!running) continue;
     await stopAllWorkers(running.runtime);
     await running.close();
@@ -352,35 +363,48 @@ describe('refusals, each with its code, changing nothing', () => {
   });
 
   it('a principal without role.trigger on the role: forbidden (-32602, HTTP 403), the channel keeps its role', async () => {
-    const client = await clientFor(restricted.url, 'JSONRPC');
+    const client = await clientFor(served.url, 'JSONRPC');
+    const asAlice = { serviceParameters: { Authorization: `Bearer ${aliceToken}` } };
+    const { runtime } = served;
     const contextId = randomUUID();
     const key = `a2a:${contextId}`;
-    const first = (await client.sendMessage(sendRequest(userMessage('say as alice', { contextId })))) as Task;
+    const first = (await client.sendMessage(
+      sendRequest(userMessage('say as alice', { contextId })),
+      asAlice,
+    )) as Task;
     expect(stateOf(first)).toBe('TASK_STATE_COMPLETED');
-    const inputs = (await restricted.runtime.listInputs(sessionOf(first))).length;
-    const sessions = (await restricted.runtime.listSessions({ limit: 1000 })).length;
+    const inputs = (await runtime.listInputs(sessionOf(first))).length;
+    const sessions = (await runtime.listSessions({ limit: 1000 })).length;
 
     await expect(
-      client.sendMessage(sendRequest(userMessage('say review', { contextId, role: 'reviewer' }))),
+      client.sendMessage(sendRequest(userMessage('say review', { contextId, role: 'reviewer' })), asAlice),
     ).rejects.toThrow(/alice may not role\.trigger/);
     const wire = await sendRaw(
-      restricted.url,
+      served.url,
       rawMessage('say review', contextId, { 'agentd.role': 'reviewer' }),
+      aliceToken,
     );
     expect(wire.jsonRpc).toMatchObject({ code: A2A_ERROR_CODE.INVALID_PARAMS, agentdCode: 'forbidden' });
     expect(wire.rest).toEqual({ status: 403, agentdCode: 'forbidden' });
-    const channel = await restricted.runtime.channels.get(key);
+    const channel = await runtime.channels.get(key);
     expect(channel.role.name).toBe('default');
     expect(channel.session?.id).toBe(sessionOf(first));
-    expect(await restricted.runtime.listInputs(sessionOf(first))).toHaveLength(inputs);
-    expect(await restricted.runtime.listSessions({ limit: 1000 })).toHaveLength(sessions);
+    expect(await runtime.listInputs(sessionOf(first))).toHaveLength(inputs);
+    expect(await runtime.listSessions({ limit: 1000 })).toHaveLength(sessions);
     expect(requestsFor('say review')).toEqual([]);
 
-    // A role she may trigger switches as for anyone.
+    // A role she may trigger switches as for anyone; the owner's token may select any role.
     const helped = (await client.sendMessage(
       sendRequest(userMessage('say help', { contextId, role: 'helper' })),
+      asAlice,
     )) as Task;
     expect(stateOf(helped)).toBe('TASK_STATE_COMPLETED');
-    expect((await restricted.runtime.channels.get(key)).role.name).toBe('helper');
+    expect((await runtime.channels.get(key)).role.name).toBe('helper');
+    const reviewed = (await client.sendMessage(
+      sendRequest(userMessage('say owner review', { contextId, role: 'reviewer' })),
+      { serviceParameters: { Authorization: 'Bearer owner-token' } },
+    )) as Task;
+    expect(stateOf(reviewed)).toBe('TASK_STATE_COMPLETED');
+    expect((await runtime.channels.get(key)).role.name).toBe('reviewer');
   });
 });

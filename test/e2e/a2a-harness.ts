@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingMessage, Server, type ServerRespon
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAdaptorServer } from '@hono/node-server';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import type { ClaudeConfig } from '../../src/config/claude-config.js';
 import { isProcessAlive } from '../../src/journal/process-identity.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
@@ -44,24 +44,11 @@ export async function startA2aServer(options: {
   cwd: string;
   config?: Partial<ClaudeConfig>;
   timing?: Partial<EngineTiming>;
-  /**
-   * The principal every request acts as, set on the request as agentd's auth middleware sets it
-   * for a token's principal. @default none: the owner
-   */
-  principal?: string;
 }): Promise<A2aTestServer> {
   assertIsolated(options.env);
   const runtime = await createRuntime({ dataDir: options.dataDir, env: options.env, pollMs: 25 });
   const store = SqliteA2aStore.open({ path: runtime.paths.database });
   const app = new Hono();
-  const principal = options.principal;
-  if (principal) {
-    const actAs: MiddlewareHandler<{ Variables: { principal: string } }> = async (context, next) => {
-      context.set('principal', principal);
-      await next();
-    };
-    app.use(actAs);
-  }
   // No base URL: the card advertises the origin it was requested at.
   const a2a = mountA2a(app, {
     runtime,
