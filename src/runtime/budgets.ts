@@ -1,4 +1,6 @@
 import { BudgetExceededError, InvalidInputError } from '../errors/index.js';
+import { journalEntry } from '../journal/journal-event.js';
+import { type ReachedLimit, reachedLimit, spendFilter } from '../store/budget-limits.js';
 import { type BudgetRecord, type BudgetScope, budgetScopes } from '../store/org-storage.js';
 import type { SessionRecord } from '../store/store.js';
 import type { Access } from './access.js';
@@ -12,35 +14,11 @@ export interface SetBudgetOptions extends ActorOptions {
   limitUsd: number | null;
 }
 
+export type { ReachedLimit };
+
 export interface BudgetView extends BudgetRecord {
   spentUsd: number;
   exceeded: boolean;
-}
-
-/** A limit that is reached, or null. */
-export interface ReachedLimit {
-  scope: BudgetScope;
-  target: string;
-  limitUsd: number;
-  spentUsd: number;
-}
-
-function spendFilter(scope: BudgetScope, target: string) {
-  if (scope === 'session') return { sessionId: target };
-  if (scope === 'organization') return { organization: target };
-  const slash = target.indexOf('/');
-  return { organization: target.slice(0, slash), role: target.slice(slash + 1) };
-}
-
-/** The limits that apply to a session: its own, its role's, its organization's. */
-export function limitTargets(session: SessionRecord): Array<{ scope: BudgetScope; target: string }> {
-  const targets: Array<{ scope: BudgetScope; target: string }> = [{ scope: 'session', target: session.id }];
-  if (session.organization !== null) {
-    if (session.role !== null)
-      targets.push({ scope: 'role', target: `${session.organization}/${session.role}` });
-    targets.push({ scope: 'organization', target: session.organization });
-  }
-  return targets;
 }
 
 /**
@@ -95,19 +73,19 @@ export class Budgets {
 
   /** The first limit the session has reached, or null. */
   async reached(session: SessionRecord): Promise<ReachedLimit | null> {
-    for (const { scope, target } of limitTargets(session)) {
-      const budget = await this.context.store.getBudget(scope, target);
-      if (!budget) continue;
-      const spentUsd = await this.context.store.spend(spendFilter(scope, target));
-      if (spentUsd >= budget.limitUsd) return { scope, target, limitUsd: budget.limitUsd, spentUsd };
-    }
-    return null;
+    return reachedLimit(this.context.store, session);
   }
 
-  /** Throws `budget_exceeded` when the session has reached a limit. */
+  /**
+   * Throws `budget_exceeded` when the session has reached a limit, and journals `budget.exceeded`
+   * so that everyone following the session sees why it does not go on.
+   */
   async require(session: SessionRecord): Promise<void> {
     const limit = await this.reached(session);
     if (!limit) return;
+    await this.context.store.appendEvents(session.id, [journalEntry({ type: 'budget.exceeded', ...limit })], {
+      now: Date.now(),
+    });
     throw new BudgetExceededError(
       `the ${limit.scope} ${limit.target} has spent $${limit.spentUsd.toFixed(4)} of its $${limit.limitUsd} limit: raise it (agentd budgets set) to go on`,
       { ...limit },

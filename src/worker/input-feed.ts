@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UserInput } from '../backends/agent-backend.js';
+import { type ReachedLimit, reachedLimit } from '../store/budget-limits.js';
 import type { Store } from '../store/store.js';
 import type { ExecutionJournal } from './execution-journal.js';
 
@@ -31,6 +32,8 @@ export interface InputFeedOptions {
 export class InputFeed {
   private active = false;
   private lastActivity = Date.now();
+  /** The limit the waiting inputs are paused on, as last journaled (`budget.exceeded` once per pause). */
+  private paused: ReachedLimit | null = null;
 
   constructor(private readonly options: InputFeedOptions) {}
 
@@ -55,6 +58,12 @@ export class InputFeed {
     }
     while (!this.options.stopping()) {
       const [next] = await store.listInputs(sessionId, { states: ['accepted'] });
+      if (next && (await this.overBudget())) {
+        // Paused: the input stays accepted until a limit is raised (the runtime wakes us then).
+        if (await this.idleTimedOut({ paused: true })) return;
+        await this.options.nap((this.options.pollMs ?? 50) * 20);
+        continue;
+      }
       if (next) {
         // A stop asked for before the dispatch wins: the input stays accepted, never sent.
         if (!(await this.beginTurn())) return;
@@ -98,14 +107,31 @@ export class InputFeed {
     await this.options.journal.settle();
   }
 
-  private async idleTimedOut(): Promise<boolean> {
+  /**
+   * Whether the session, its role or its organization has reached a spending limit: checked before
+   * each dispatch, so inputs accepted while a turn spent past the limit wait. Journals
+   * `budget.exceeded` when a pause begins.
+   */
+  private async overBudget(): Promise<boolean> {
+    const { store, sessionId, journal } = this.options;
+    const session = await store.getSession(sessionId);
+    const limit = session ? await reachedLimit(store, session) : null;
+    if (limit && (this.paused?.scope !== limit.scope || this.paused.target !== limit.target)) {
+      await journal.append([{ type: 'budget.exceeded', ...limit }]);
+    }
+    this.paused = limit;
+    return limit !== null;
+  }
+
+  private async idleTimedOut(options: { paused?: boolean } = {}): Promise<boolean> {
     const { store, sessionId, journal } = this.options;
     const idleTimeoutMs = this.options.idleTimeoutMs ?? 600_000;
     if (idleTimeoutMs <= 0 || this.options.busy() || Date.now() - this.lastActivity <= idleTimeoutMs)
       return false;
     // Mark first, then look once more: a sender either sees `stopping` or we see its input.
     await journal.setState('stopping', ['idle', 'running']);
-    if ((await store.listInputs(sessionId, { states: ['accepted'] })).length > 0) {
+    // Inputs paused on a budget do not hold the worker up: raising the limit starts another.
+    if (!options.paused && (await store.listInputs(sessionId, { states: ['accepted'] })).length > 0) {
       await journal.setState('idle', ['stopping']);
       this.touch();
       return false;

@@ -181,6 +181,21 @@ async function runWorkerProcess(h: Harness, sessionId: string, executionId: stri
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** Waits until the session's journal has stopped growing (three looks 300 ms apart see one cursor). */
+async function journalQuiet(h: Harness, sessionId: string): Promise<void> {
+  let last = -1;
+  let same = 0;
+  await waitFor(
+    async () => {
+      const cursor = await h.runtime.lastCursor(sessionId);
+      same = cursor === last ? same + 1 : 0;
+      last = cursor;
+      return same >= 2;
+    },
+    { intervalMs: 300, what: 'the journal to stop growing' },
+  );
+}
+
 /** Everything a worker could write: the journal, the executions, the inputs and the lease. */
 async function snapshot(h: Harness, sessionId: string) {
   return {
@@ -198,6 +213,8 @@ describe('leases: a second process of one execution', () => {
     const { session } = await h.runtime.createSession({ prompt: 'prompt one', cwd: h.cwd, messageId: 'm-1' });
     await readUntil(h.runtime, session.id, isEvent('work.settled'));
     const [live] = await h.runtime.listExecutions(session.id);
+    // The live worker may journal a last SDK message after its turn settled (command_lifecycle).
+    await journalQuiet(h, session.id);
     const before = await snapshot(h, session.id);
 
     // While the execution's own worker lives.
@@ -234,6 +251,9 @@ describe('leases: a lease owner frozen past its lease', () => {
     const oldClaude = childrenOf(oldPid);
     expect(oldClaude.length).toBeGreaterThan(0);
 
+    // Frozen in the middle of a write, a worker would hold SQLite's write lock: freeze it once its
+    // turn's last writes are done, as a hung worker between turns would be.
+    await journalQuiet(h, session.id);
     killGroup(oldPid, 'SIGSTOP');
     await waitFor(() => processState(oldPid) === 'T', { what: 'the worker to be stopped' });
     await waitFor(async () => ((await h.runtime.store.getLease(session.id))?.expiresAt ?? 0) < Date.now(), {
