@@ -137,7 +137,8 @@ export class Channels {
       text: options.text,
       ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
       ...(options.traceparent ? { traceparent: options.traceparent } : {}),
-      ensureSession: () => this.ensureSession(channel, role, {}),
+      // A session is made only for a message that a worker could then take.
+      ensureSession: () => this.ensureSession(channel, role, { requireCredentials: true }),
     });
   }
 
@@ -148,6 +149,7 @@ export class Channels {
   async session(key: string, options: ChannelSessionOptions = {}): Promise<SessionRecord> {
     const { channel, role } = await this.admit(key, options);
     return this.ensureSession(channel, role, {
+      requireCredentials: true,
       ...(options.cwd ? { cwd: options.cwd } : {}),
       ...(options.config ? { config: options.config } : {}),
     });
@@ -186,7 +188,7 @@ export class Channels {
   private async ensureSession(
     channel: ChannelRecord,
     role: RoleRecord,
-    launch: Pick<CreateSessionOptions, 'cwd' | 'config'>,
+    launch: Pick<CreateSessionOptions, 'cwd' | 'config' | 'requireCredentials'>,
   ): Promise<SessionRecord> {
     const { store } = this.context;
     for (let attempt = 0; attempt < 5; attempt += 1) {

@@ -66,7 +66,6 @@ function applyRole(config: ClaudeConfig, role: RoleSurface & Pick<RoleMeta, 'tur
   if (role.systemPrompt !== null) config.systemPrompt = { preset: 'claude_code', append: role.systemPrompt };
   if (role.tools !== null) config.allowedTools = role.tools;
   if (role.permissionMode !== null) config.permissionMode = role.permissionMode;
-  if (role.turnBudgetUsd !== null) config.maxBudgetUsd = role.turnBudgetUsd;
   // Exactly the role's skills: the worker materializes these and hides every other.
   config.skillDigests = role.skills;
   config.userSkills = role.userSkills;

@@ -6,7 +6,7 @@ import { providerEnvFor } from '../config/provider-env.js';
 import type { DataPaths } from '../journal/data-dir.js';
 import { FileSkillStore } from '../skills/file-skill-store.js';
 import { materializeSkillPlugin } from '../skills/skill-plugin.js';
-import type { ProviderStorage } from '../store/org-storage.js';
+import type { ProviderStorage, RoleStorage } from '../store/org-storage.js';
 import type { SessionRecord } from '../store/store.js';
 
 type Env = Record<string, string | undefined>;
@@ -38,7 +38,8 @@ export function sessionEnv(options: SessionEnvOptions): Promise<Record<string, s
 }
 
 export interface SessionLaunchOptions extends SessionEnvOptions {
-  session: Pick<SessionRecord, 'provider' | 'config'>;
+  store: Pick<ProviderStorage, 'getProvider'> & Pick<RoleStorage, 'getRole'>;
+  session: Pick<SessionRecord, 'provider' | 'config' | 'organization' | 'role'>;
   /** The data dir: its skill store, and where skills are materialized for `claude`. */
   paths: Pick<DataPaths, 'root' | 'skills'>;
 }
@@ -55,7 +56,19 @@ export async function sessionLaunch(options: SessionLaunchOptions): Promise<Sess
     paths: options.paths,
     env: options.env,
   });
-  return { env, config };
+  return { env, config: { ...config, ...(await turnBudget(options)) } };
+}
+
+/**
+ * The per-turn cap (the SDK's `maxBudgetUsd`) of the session's role as it is now, not as it was when
+ * the session was made: a change to it is no change of the execution surface, and takes effect at
+ * the session's next worker. A role without one leaves the session's own setting.
+ */
+async function turnBudget(options: SessionLaunchOptions): Promise<Partial<ClaudeConfig>> {
+  const { session, store } = options;
+  if (session.organization === null || session.role === null) return {};
+  const role = await store.getRole(session.organization, session.role);
+  return role?.turnBudgetUsd != null ? { maxBudgetUsd: role.turnBudgetUsd } : {};
 }
 
 /**

@@ -31,6 +31,13 @@ beforeAll(async () => {
     script: (request) => {
       const text = lastUserText(request);
       if (text.includes('slow')) return { text: `slowly: ${text}`, delayMs: 2500 };
+      // A tool call that reports a very expensive request: a turn under a cap ends before the next.
+      if (JSON.stringify(request.body?.messages).includes('costly')) return { text: 'paid for it' };
+      if (text.includes('expensive'))
+        return {
+          content: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo costly' } }],
+          usage: { input_tokens: 2_000_000, output_tokens: 10 },
+        };
       return { text: `echo: ${text}` };
     },
     env: {
@@ -240,6 +247,28 @@ describe('budgets', () => {
     expect(
       await h.runtime.budgets.spend({ organization: 'default', role: 'reviewer' }),
     ).toBeGreaterThanOrEqual(spent);
+  });
+});
+
+describe("a role's turn budget", () => {
+  it("turnBudgetUsd is the SDK's maxBudgetUsd: the turn stops once it has spent it, and a raised cap takes effect at the next worker", async () => {
+    await h.runtime.roles.create({ name: 'thrifty', provider: 'env', tools: ['Bash'], turnBudgetUsd: 0.05 });
+    const channel = 'team/thrifty';
+    const sessionId = (await h.runtime.channels.session(channel, { role: 'thrifty', cwd: h.cwd })).id;
+    const result = await h.runtime.channels.message(channel, { text: 'an expensive question' });
+    expect(result.kind).toBe('input');
+    const events = await readUntil(h.runtime, sessionId, isEvent('agent.turn.completed'));
+    const turn = dataOf(events.find(isEvent('agent.turn.completed'))!) as {
+      subtype: string;
+      costUsd: number;
+    };
+    expect(turn.subtype).toBe('error_max_budget_usd');
+    expect(turn.costUsd).toBeGreaterThan(0.05);
+    // The tool ran, but claude asked the model nothing more once the cap was passed.
+    const asked = h.model
+      .conversationRequests()
+      .filter((request) => JSON.stringify(request.body).includes('costly'));
+    expect(asked).toHaveLength(0);
   });
 });
 
