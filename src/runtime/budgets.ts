@@ -21,6 +21,12 @@ export interface BudgetView extends BudgetRecord {
   exceeded: boolean;
 }
 
+/** What has been spent, per organization and per role, with each one's limit where it has one. */
+export interface SpendReport {
+  organizations: Array<{ organization: string; spentUsd: number; limitUsd: number | null }>;
+  roles: Array<{ organization: string; role: string; spentUsd: number; limitUsd: number | null }>;
+}
+
 /**
  * Cumulative spending limits per session, role and organization. Checked before an input is
  * journaled (here) and before it is dispatched (the worker's budget gate); raising a limit lets the
@@ -62,6 +68,30 @@ export class Budgets {
   /** Every limit with what has been spent against it. */
   async list(): Promise<BudgetView[]> {
     return Promise.all((await this.context.store.listBudgets()).map((budget) => this.view(budget)));
+  }
+
+  /** Spend of every organization and every role (deleted roles' spend counts for their organization). */
+  async report(): Promise<SpendReport> {
+    const { store } = this.context;
+    const report: SpendReport = { organizations: [], roles: [] };
+    for (const { id: organization } of await store.listOrganizations()) {
+      const limit = await store.getBudget('organization', organization);
+      report.organizations.push({
+        organization,
+        spentUsd: await store.spend({ organization }),
+        limitUsd: limit?.limitUsd ?? null,
+      });
+      for (const { name: role } of await store.listRoles(organization)) {
+        const roleLimit = await store.getBudget('role', `${organization}/${role}`);
+        report.roles.push({
+          organization,
+          role,
+          spentUsd: await store.spend({ organization, role }),
+          limitUsd: roleLimit?.limitUsd ?? null,
+        });
+      }
+    }
+    return report;
   }
 
   /** Spend (USD) of a session, a role (`{ organization, role }`) or an organization. */

@@ -1,3 +1,4 @@
+import { checkProvider } from '../config/provider-env.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.js';
 import type { ChannelRecord, RoleRecord } from '../store/org-storage.js';
 import type { SessionRecord } from '../store/store.js';
@@ -178,6 +179,13 @@ export class Channels {
       resources.project(channel.organization, channel.project),
     );
     if (options.role && options.role !== channel.role) {
+      // A message that names a role its workers could not reach changes nothing, selection included.
+      if (!this.context.offline) {
+        const target = await this.roles.get(options.role, { organization: channel.organization });
+        // Who may not run the role learns that first, not whether its provider is reachable.
+        await this.access.require(actor, 'role.trigger', resources.role(channel.organization, target.name));
+        await checkProvider({ store: this.context.store, provider: target.provider, env: this.context.env });
+      }
       await this.selectRole(key, options.role, { actor });
       channel = await this.requireChannel(key);
     }

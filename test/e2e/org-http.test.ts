@@ -24,6 +24,7 @@ import {
   roleVersionsSchema,
   skillListSchema,
   skillResponseSchema,
+  spendReportSchema,
 } from '../../src/server/http/org-schemas.js';
 import {
   createSessionResponseSchema,
@@ -445,6 +446,12 @@ describe('HTTP API: channels, commands, principals and budgets', () => {
     );
     expect(removed.budget).toBeNull();
     expect(ok(await api('/v1/budgets'), 200, budgetListSchema).budgets).toEqual([]);
+    // Spend per organization and role, limit or not.
+    const spend = ok(await api('/v1/spend'), 200, spendReportSchema);
+    expect(spend.organizations).toContainEqual(
+      expect.objectContaining({ organization: 'default', limitUsd: null }),
+    );
+    expect(spend.roles.map((each) => each.role)).toContain('default');
     expectError(
       await api('/v1/budgets', { method: 'PUT', json: { scope: 'galaxy', target: 'x', limitUsd: 1 } }),
       400,
@@ -474,6 +481,7 @@ describe('HTTP API: channels, commands, principals and budgets', () => {
         '/v1/grants',
         '/v1/grants/{id}',
         '/v1/budgets',
+        '/v1/spend',
       ]),
     );
     expect(Object.keys(document.paths['/v1/roles/{name}'] ?? {})).toEqual(['get', 'patch', 'delete']);
@@ -489,6 +497,7 @@ describe('HTTP API: channels, commands, principals and budgets', () => {
       'MessageResult',
       'Grant',
       'Budget',
+      'SpendReport',
     ])
       expect(document.components.schemas).toHaveProperty(schema);
   });

@@ -247,7 +247,35 @@ describe('budgets', () => {
     expect(
       await h.runtime.budgets.spend({ organization: 'default', role: 'reviewer' }),
     ).toBeGreaterThanOrEqual(spent);
+    const report = await h.runtime.budgets.report();
+    const reviewer = report.roles.find((each) => each.role === 'reviewer');
+    expect(reviewer?.spentUsd).toBeGreaterThanOrEqual(spent);
+    expect(reviewer?.spentUsd).toBeGreaterThan(0);
+    const organization = report.organizations.find((each) => each.organization === 'default');
+    expect(organization?.spentUsd).toBeGreaterThanOrEqual(reviewer!.spentUsd);
   });
+});
+
+it('a message naming a role whose profile has no secret: credentials_missing naming it; the selection and the sessions are as they were', async () => {
+  await h.runtime.providers.add({
+    name: 'nokey',
+    kind: 'custom',
+    baseUrl: h.model.url,
+    secret: { env: 'NO_SUCH_KEY' },
+  });
+  await h.runtime.roles.create({ name: 'ghost', provider: 'nokey' });
+  const before = await h.runtime.channels.get(key);
+  const sessions = (await h.runtime.listSessions()).length;
+  await expect(h.runtime.channels.message(key, { text: 'hello ghost', role: 'ghost' })).rejects.toMatchObject(
+    {
+      code: 'credentials_missing',
+      message: expect.stringContaining('nokey'),
+    },
+  );
+  const after = await h.runtime.channels.get(key);
+  expect(after.role.name).toBe(before.role.name);
+  expect(after.session?.id).toBe(before.session?.id);
+  expect((await h.runtime.listSessions()).length).toBe(sessions);
 });
 
 describe("a role's turn budget", () => {

@@ -66,4 +66,24 @@ export function registerBudgetCommands(program: Command, context: CliContext): v
       });
     },
   );
+
+  addRuntimeOptions(
+    budgets.command('spend').description('what each organization and role has spent (sessions: agentd show)'),
+  ).action(async (flags: DataDirFlags) => {
+    await withRuntime(flags, context, async (runtime) => {
+      const report = await runtime.budgets.report();
+      if (flags.json) return printJson(context, report);
+      const limit = (usd: number | null) => (usd === null ? '' : ` of ${formatCost(usd)}`);
+      for (const each of report.organizations)
+        printLine(
+          context,
+          `organization ${each.organization} ${formatCost(each.spentUsd)}${limit(each.limitUsd)}`,
+        );
+      for (const each of report.roles)
+        printLine(
+          context,
+          `role ${each.organization}/${each.role} ${formatCost(each.spentUsd)}${limit(each.limitUsd)}`,
+        );
+    });
+  });
 }

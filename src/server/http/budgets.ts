@@ -9,6 +9,8 @@ export function registerBudgetRoutes(app: Hono, context: RouteContext): void {
 
   app.get('/v1/budgets', async (c) => c.json({ budgets: await runtime.budgets.list() }));
 
+  app.get('/v1/spend', async (c) => c.json(await runtime.budgets.report()));
+
   /** Sets (or with `limitUsd: null` removes) a limit; raising one lets waiting inputs go on. */
   app.put('/v1/budgets', async (c) => {
     const body = await readJson(c, setBudgetBodySchema);

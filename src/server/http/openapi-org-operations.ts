@@ -27,6 +27,7 @@ import {
   setBudgetBodySchema,
   skillListSchema,
   skillResponseSchema,
+  spendReportSchema,
   updateRoleBodySchema,
 } from './org-schemas.js';
 import { skillArchiveTypes } from './skills.js';
@@ -288,6 +289,13 @@ export const orgOperations: Operation[] = [
     summary: 'Spending limits with what has been spent against each',
     tag: 'budgets',
     responses: { 200: { description: 'budgets', schema: budgetListSchema }, ...errors(401) },
+  },
+  {
+    method: 'get',
+    path: '/v1/spend',
+    summary: 'What each organization and role has spent, with its limit where it has one',
+    tag: 'budgets',
+    responses: { 200: { description: 'spend', schema: spendReportSchema }, ...errors(401) },
   },
   {
     method: 'put',

@@ -321,4 +321,21 @@ export const budgetResponseSchema = named(
 );
 export const budgetListSchema = named('BudgetList', z.object({ budgets: z.array(budgetSchema) }));
 
+export const spendReportSchema = named(
+  'SpendReport',
+  z.object({
+    organizations: z.array(
+      z.object({ organization: z.string(), spentUsd: z.number(), limitUsd: z.number().nullable() }),
+    ),
+    roles: z.array(
+      z.object({
+        organization: z.string(),
+        role: z.string(),
+        spentUsd: z.number(),
+        limitUsd: z.number().nullable(),
+      }),
+    ),
+  }),
+);
+
 export const organizationQuerySchema = z.object({ organization: z.string().min(1).optional() });
