@@ -256,6 +256,34 @@ describe('budgets', () => {
   });
 });
 
+it('accepted work freezes its role: an input queued before a surface change is answered in the old session under the old prompt', async () => {
+  const sessionId = await say('before the freeze');
+  const slow = await h.runtime.channels.message(key, { text: 'a slow turn first', messageId: 'freeze-slow' });
+  expect(slow.kind).toBe('input');
+  await waitFor(async () => (await h.runtime.getInput(sessionId, 'freeze-slow'))?.state === 'delivered', {
+    what: 'the slow input delivered',
+  });
+  const queued = await h.runtime.channels.message(key, {
+    text: 'queued before the change',
+    messageId: 'frozen-1',
+  });
+  expect(queued).toMatchObject({ kind: 'input', session: { id: sessionId } });
+  const change = await h.runtime.roles.update('reviewer', { systemPrompt: 'You are FROZEN-NEW-MARK.' });
+  expect(change.archived).toEqual([sessionId]);
+  await waitFor(async () => (await h.runtime.getInput(sessionId, 'frozen-1'))?.state === 'delivered', {
+    what: 'the queued input delivered by the archived session',
+  });
+  await readUntil(h.runtime, sessionId, (event) =>
+    isEvent('agent.message')(event) ? String(dataOf(event).text).includes('queued before the change') : false,
+  );
+  const request = requestAsking('queued before the change');
+  expect(systemOf(request)).toContain('EDITED-PROMPT-MARK');
+  expect(systemOf(request)).not.toContain('FROZEN-NEW-MARK');
+  const next = await say('after the freeze');
+  expect(next).not.toBe(sessionId);
+  expect(systemOf(requestAsking('after the freeze'))).toContain('FROZEN-NEW-MARK');
+});
+
 it('a message naming a role whose profile has no secret: credentials_missing naming it; the selection and the sessions are as they were', async () => {
   await h.runtime.providers.add({
     name: 'nokey',
