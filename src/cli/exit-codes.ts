@@ -36,6 +36,8 @@ const exitCodeByErrorCode: Record<string, ExitCode> = {
   invalid_state: exitCodes.state,
   forbidden: exitCodes.state,
   budget_exceeded: exitCodes.state,
+  peer_refused: exitCodes.state,
+  peer_limit: exitCodes.state,
 };
 
 export function exitCodeOf(errorCode: string): ExitCode {
@@ -49,6 +51,7 @@ Exit codes:
   2    usage: bad flags, arguments or input (invalid_input, invalid_config, unknown_command, skill_*)
   3    credentials: none for the session's provider, or rejected (credentials_missing)
   4    not found, conflict, wrong state, not allowed or over budget
-       (not_found, conflict, invalid_state, forbidden, budget_exceeded)
+       (not_found, conflict, invalid_state, forbidden, budget_exceeded,
+       peer_refused, peer_limit)
   130  interrupted with Ctrl-C
 `;

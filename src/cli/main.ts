@@ -6,6 +6,7 @@ import { registerBudgetCommands } from './commands/budgets.js';
 import { registerChannelCommands } from './commands/channels.js';
 import { registerEvents } from './commands/events.js';
 import { registerGrantCommands } from './commands/grants.js';
+import { registerPeerCommands } from './commands/peers.js';
 import { registerPrincipalCommands } from './commands/principals.js';
 import { registerProviderCommands } from './commands/providers.js';
 import { registerRoleCommands } from './commands/roles.js';
@@ -41,6 +42,7 @@ export function buildProgram(context: CliContext): Command {
   registerGrantCommands(program, context);
   registerPrincipalCommands(program, context);
   registerBudgetCommands(program, context);
+  registerPeerCommands(program, context);
   overrideExits(program);
   return program;
 }

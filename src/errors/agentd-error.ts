@@ -93,6 +93,20 @@ export class UnknownCommandError extends AgentdError {
 }
 
 /** A skill that is not one: no `SKILL.md` at its root, no usable `name`, or content that cannot be a folder. */
+/** A peer message the receiver does not take: it refuses peers, or the sender's permission mode is unknown. */
+export class PeerRefusedError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'peer_refused', message, userError: true, details });
+  }
+}
+
+/** Too many peer messages: per pair per minute, or per thread without a person in between. */
+export class PeerLimitError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'peer_limit', message, userError: true, details });
+  }
+}
+
 /** The acting principal lacks a grant the action needs; nothing changed. */
 export class ForbiddenError extends AgentdError {
   constructor(message: string, details?: Record<string, unknown>) {

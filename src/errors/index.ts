@@ -9,6 +9,8 @@ export {
   JournalCorruptError,
   LeaseLostError,
   NotFoundError,
+  PeerLimitError,
+  PeerRefusedError,
   SkillArchiveError,
   SkillCorruptError,
   SkillInvalidError,

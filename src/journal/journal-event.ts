@@ -1,6 +1,15 @@
 import type { AgentEvent } from '../backends/agent-event.js';
 import type { InteractionRecord, NewEvent } from '../store/store.js';
 
+/** The sender of a peer message, as the receiving session records it. */
+export interface PeerSource {
+  kind: 'peer';
+  sessionId: string;
+  /** `<organization>/<role>` of the sender, or null for a session made without a role. */
+  role: string | null;
+  permissionMode: string;
+}
+
 /**
  * Events that agentd itself writes to a session's journal, beside the backend's `AgentEvent`s
  * (which are journaled under their own `type`, with the native message kept in `raw`).
@@ -14,6 +23,8 @@ export type RuntimeEvent =
       /** True for `/compact`: the agent gets it as its command; any other text is plain text. */
       command?: boolean;
       traceparent?: string;
+      /** Where the input came from when not from a client of the session: another session. */
+      source?: PeerSource;
     }
   | { type: 'execution.started'; executionId: string; epoch: number; pid: number }
   | { type: 'execution.stopped'; executionId: string; reason: string }
@@ -33,6 +44,8 @@ export type RuntimeEvent =
    * someone asked for a fresh session (`new`), or it was archived by hand (`archived`).
    */
   | { type: 'session.archived'; reason: 'role_changed' | 'new' | 'archived'; roleVersion: number | null }
+  /** This session sent a peer message: it is the input `inputId` of session `to`. */
+  | { type: 'peer.sent'; to: string; inputId: string; messageId: string }
   /** An accepted input waits: the session, its role or its organization reached its spending limit. */
   | {
       type: 'budget.exceeded';

@@ -122,6 +122,14 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     text: z.string(),
     command: z.boolean().optional(),
     traceparent: z.string().optional(),
+    source: z
+      .object({
+        kind: z.literal('peer'),
+        sessionId: z.string(),
+        role: z.string().nullable(),
+        permissionMode: z.string(),
+      })
+      .optional(),
   }),
   'execution.started': z.looseObject({ executionId: z.string(), epoch: z.number(), pid: z.number() }),
   'execution.stopped': z.looseObject({ executionId: z.string(), reason: z.string() }),
@@ -138,6 +146,7 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     reason: z.enum(['role_changed', 'new', 'archived']),
     roleVersion: z.number().nullable(),
   }),
+  'peer.sent': z.looseObject({ to: z.string(), inputId: z.string(), messageId: z.string() }),
   'budget.exceeded': z.looseObject({
     scope: z.enum(['session', 'role', 'organization']),
     target: z.string(),

@@ -8,7 +8,7 @@ import { claudeConfigFromEnv } from '../config/env-config.js';
 import { checkProvider } from '../config/provider-env.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
-import { type JournalRecord, journalEntry } from '../journal/journal-event.js';
+import { type JournalRecord, journalEntry, type PeerSource } from '../journal/journal-event.js';
 import { openStore } from '../journal/open-store.js';
 import { readJournal } from '../journal/read-journal.js';
 import { FileSkillStore } from '../skills/file-skill-store.js';
@@ -31,6 +31,7 @@ import { claudeExecutablePath } from './claude-executable.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
 import { Grants } from './grants.js';
 import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
+import { type PeerLimits, Peers } from './peers.js';
 import type { PreparedRun } from './prepared-run.js';
 import { Providers } from './providers.js';
 import { Roles } from './roles.js';
@@ -61,6 +62,8 @@ export interface RuntimeOptions {
    * `agentd serve --offline` does. @default false
    */
   offline?: boolean;
+  /** Limits on messages between sessions. */
+  peers?: PeerLimits;
 }
 
 export interface CreateSessionOptions extends ActorOptions {
@@ -91,6 +94,8 @@ export interface CreateSessionOptions extends ActorOptions {
   requireCredentials?: boolean;
   /** Settings over the runtime's base config. */
   config?: Partial<ClaudeConfig>;
+  /** Take messages from other sessions (`runtime.peers.send`). @default false */
+  acceptPeers?: boolean;
   title?: string;
   /** W3C trace context of the request; the first turn's span continues that trace. */
   traceparent?: string;
@@ -108,6 +113,8 @@ export interface SendOptions extends ActorOptions {
 export interface DispatchOptions extends Omit<SendOptions, 'actor'> {
   /** True for `/compact`: sent to the agent as its command, not as text. */
   command: boolean;
+  /** The session a peer message came from. */
+  source?: PeerSource;
 }
 
 export interface RunHereOptions extends SendOptions {
@@ -175,6 +182,8 @@ export class Runtime {
   readonly grants: Grants;
   /** Spending limits and spend. */
   readonly budgets: Budgets;
+  /** Messages between sessions. */
+  readonly peers: Peers;
   private readonly access: Access;
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
@@ -189,6 +198,7 @@ export class Runtime {
     config: ClaudeConfig;
     pollMs: number;
     offline?: boolean;
+    peers?: PeerLimits;
   }) {
     this.store = options.store;
     this.paths = options.paths;
@@ -213,6 +223,7 @@ export class Runtime {
     this.channels = new Channels(this, context, this.access, this.roles);
     this.grants = new Grants(context, this.access);
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
+    this.peers = new Peers(this, context, this.access, options.peers);
   }
 
   /**
@@ -244,6 +255,7 @@ export class Runtime {
     if (options.requireCredentials ?? options.prompt !== undefined) await this.requireProvider(provider);
     // The launch configuration includes the first prompt, so a launch id fixes both.
     if (options.prompt !== undefined) stored.initialPrompt = options.prompt;
+    if (options.acceptPeers) stored.acceptPeers = true;
     const { session, created } = await this.store.createSession({
       id: randomUUID(),
       provider,
@@ -616,6 +628,7 @@ export class Runtime {
             text: input.text,
             ...(options.command ? { command: true } : {}),
             ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+            ...(options.source ? { source: options.source } : {}),
           }),
         ],
         { now: Date.now() },
@@ -662,6 +675,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     config: options.config ?? claudeConfigFromEnv(env),
     pollMs: options.pollMs ?? 50,
     ...(options.offline ? { offline: true } : {}),
+    ...(options.peers ? { peers: options.peers } : {}),
   });
   await runtime.roles.ensureDefaults();
   await runtime.reconcile();

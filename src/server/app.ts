@@ -15,6 +15,7 @@ import { registerInteractionRoutes } from './http/interactions.js';
 import { registerMessageRoutes } from './http/messages.js';
 import { registerMetricsRoutes } from './http/metrics.js';
 import { registerOpenApiRoute } from './http/openapi.js';
+import { registerPeerRoutes } from './http/peers.js';
 import { registerProviderRoutes } from './http/providers.js';
 import { registerRoleRoutes } from './http/roles.js';
 import type { ModelMode } from './http/schemas.js';
@@ -120,6 +121,7 @@ export function createApp(options: AppOptions): Hono {
   registerChannelRoutes(app, context);
   registerGrantRoutes(app, context);
   registerBudgetRoutes(app, context);
+  registerPeerRoutes(app, context);
   options.mountA2a?.(app);
   return app;
 }

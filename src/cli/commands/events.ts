@@ -39,6 +39,9 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: C
       );
       return;
     }
+    case 'peer.sent':
+      context.stdout.write(`[${record.cursor}] ${record.type} (to session ${record.data.to})\n`);
+      return;
     case 'interaction.answered':
     case 'execution.started':
     case 'work.settled':

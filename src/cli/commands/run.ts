@@ -73,6 +73,7 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
     case 'control.interrupt':
     case 'session.archived':
     case 'budget.exceeded':
+    case 'peer.sent':
       return;
     default:
       renderer.render(eventOf(record));

@@ -13,6 +13,7 @@ interface StartFlags extends AgentFlags, DataDirFlags {
   offline?: boolean;
   role?: string;
   org?: string;
+  acceptPeers?: boolean;
 }
 
 interface SendFlags extends DataDirFlags {
@@ -41,6 +42,7 @@ export function registerSessionCommands(program: Command, context: CliContext): 
     .option('--offline', 'answer with the built-in demo model: no credentials, no network')
     .option('--role <name>', "run under this role (default: the organization's default role)")
     .option('--org <organization>', 'organization of the role (default: default)')
+    .option('--accept-peers', 'take messages from other sessions (agentd peer send)')
     .action(async (prompt: string, flags: StartFlags) => {
       const config = configFromFlags(flags, context.env);
       await withRuntime(flags, context, async (runtime) => {
@@ -53,6 +55,7 @@ export function registerSessionCommands(program: Command, context: CliContext): 
           ...(flags.offline ? { offline: true } : {}),
           ...(flags.messageId ? { messageId: flags.messageId } : {}),
           ...(flags.launchId ? { launchId: flags.launchId } : {}),
+          ...(flags.acceptPeers ? { acceptPeers: true } : {}),
         });
         if (flags.json) printJson(context, result);
         else line(context, result.session.id);

@@ -22,6 +22,8 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   unauthorized: 401,
   budget_exceeded: 402,
   forbidden: 403,
+  peer_refused: 403,
+  peer_limit: 429,
   not_found: 404,
   conflict: 409,
   invalid_state: 409,

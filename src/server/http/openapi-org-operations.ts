@@ -30,6 +30,7 @@ import {
   spendReportSchema,
   updateRoleBodySchema,
 } from './org-schemas.js';
+import { peerListSchema, peerSendBodySchema, peerSendResponseSchema } from './peer-schemas.js';
 import { skillArchiveTypes } from './skills.js';
 
 const noContent = { 204: { description: 'done' } };
@@ -307,5 +308,31 @@ export const orgOperations: Operation[] = [
       200: { description: 'the limit', schema: budgetResponseSchema },
       ...errors(400, 401, forbidden, 413),
     },
+  },
+  {
+    method: 'post',
+    path: '/v1/peer-messages',
+    summary: 'Send a message from one session to another; the receiver gets it labelled with its source',
+    tag: 'peers',
+    body: peerSendBodySchema,
+    responses: {
+      202: { description: 'the input in the receiving session', schema: peerSendResponseSchema },
+      ...errors(
+        400,
+        401,
+        [403, 'peer_refused: the receiver does not accept peers; forbidden'],
+        404,
+        409,
+        413,
+        [429, 'peer_limit'],
+      ),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/sessions/{id}/peers',
+    summary: 'Messages the session sent to and received from other sessions, with delivery states',
+    tag: 'peers',
+    responses: { 200: { description: 'messages', schema: peerListSchema }, ...errors(401, 404) },
   },
 ];

@@ -140,6 +140,7 @@ export const createSessionBodySchema = named(
     organization: z.string().min(1).optional().describe('default: `default`'),
     permissionMode: z.enum(permissionModes).optional(),
     title: z.string().max(500).optional(),
+    acceptPeers: z.boolean().optional().describe('take messages from other sessions; default false'),
   }),
 );
 
