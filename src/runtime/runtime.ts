@@ -9,7 +9,7 @@ import { checkProvider } from '../config/provider-env.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
 import { type JournalRecord, journalEntry } from '../journal/journal-event.js';
-import { openStore } from '../journal/open-store.js';
+import { openStore, storeUrlVariable } from '../journal/open-store.js';
 import { readJournal } from '../journal/read-journal.js';
 import { FileSkillStore } from '../skills/file-skill-store.js';
 import {
@@ -50,6 +50,11 @@ export interface RuntimeOptions {
   dataDir?: string;
   /** A store to use instead of the data directory's SQLite file. */
   store?: Store;
+  /**
+   * The store to open instead of the data directory's SQLite file: `postgres://...` (several nodes
+   * on one database) or `sqlite:PATH`. Workers open the same one. @default AGENTD_STORE_URL of `env`
+   */
+  storeUrl?: string;
   /** Environment for workers: credentials and CLAUDE_* settings. @default process.env */
   env?: Record<string, string | undefined>;
   /** Base config for new sessions. @default the `CLAUDE_*` variables of `env` over the defaults */
@@ -652,7 +657,9 @@ export class Runtime {
 
 /** Opens (or creates) a data directory and returns its runtime. */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  const env = options.env ?? process.env;
+  const baseEnv = options.env ?? process.env;
+  // Workers inherit the runtime's environment: the store URL travels with it, so they open the same store.
+  const env = options.storeUrl ? { ...baseEnv, [storeUrlVariable]: options.storeUrl } : baseEnv;
   const paths = ensureDataDir(resolveDataDir(options.dataDir, env));
   const store = options.store ?? (await openStore(paths, env));
   const runtime = new Runtime({
