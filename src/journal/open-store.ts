@@ -12,14 +12,20 @@ export const storeUrlVariable = 'AGENTD_STORE_URL';
  * The store a URL names: `postgres://` or `postgresql://` (a shared PostgreSQL database), or `sqlite:PATH`.
  * Undefined or empty: none was chosen, the data directory's SQLite file is used.
  */
-export type StoreLocation = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type StoreLocation =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; schema?: string };
 
 export function storeLocation(paths: DataPaths, url: string | undefined): StoreLocation {
   if (url === undefined || url === '') {
     return { kind: 'sqlite', path: paths.database };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
-    return { kind: 'postgres', url };
+    // `?schema=NAME` is agentd's, not libpq's: several agentd installations may share one database.
+    const parsed = new URL(url);
+    const schema = parsed.searchParams.get('schema') ?? undefined;
+    parsed.searchParams.delete('schema');
+    return { kind: 'postgres', url: parsed.toString(), ...(schema ? { schema } : {}) };
   }
   if (url.startsWith('sqlite:')) {
     return { kind: 'sqlite', path: url.slice('sqlite:'.length) || paths.database };
@@ -38,7 +44,7 @@ export async function openStore(paths: DataPaths, env: Record<string, string | u
   }
   // Loaded only when chosen: a SQLite node never loads pg.
   const { PostgresStore } = await import('../store/postgres/postgres-store.js');
-  return PostgresStore.open({ url: location.url });
+  return PostgresStore.open({ url: location.url, ...(location.schema ? { schema: location.schema } : {}) });
 }
 
 /** The A2A store beside the core store: same database, same choice. */
@@ -51,7 +57,10 @@ export async function openA2aStore(
     return SqliteA2aStore.open({ path: location.path });
   }
   const { PostgresA2aStore } = await import('../store/postgres/postgres-a2a-store.js');
-  return PostgresA2aStore.open({ url: location.url });
+  return PostgresA2aStore.open({
+    url: location.url,
+    ...(location.schema ? { schema: location.schema } : {}),
+  });
 }
 
 /** A URL fit for messages: the password left out. */
