@@ -26,6 +26,7 @@ import { Access, resources } from './access.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { archiveSession } from './archive.js';
 import { Budgets } from './budgets.js';
+import { ChangeWaiter } from './change-waiter.js';
 import { Channels } from './channels.js';
 import { claudeExecutablePath } from './claude-executable.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
@@ -403,23 +404,49 @@ export class Runtime {
     await this.requireSession(sessionId);
     let after = options.after ?? 0;
     let lastReconcile = Date.now();
-    for (;;) {
-      const page = await readJournal(this.store, sessionId, { after, limit: 500 });
-      for (const event of page) {
-        after = event.cursor;
-        yield event;
+    // Woken by the store's change feed (LISTEN/NOTIFY on PostgreSQL), with a poll as the fallback.
+    const waiter = options.follow
+      ? new ChangeWaiter({
+          store: this.store,
+          kind: 'events',
+          sessionId,
+          pollMs: this.pollMs,
+          fallbackMs: followReconcileMs,
+        })
+      : undefined;
+    try {
+      for (;;) {
+        const page = await readJournal(this.store, sessionId, { after, limit: 500 });
+        for (const event of page) {
+          after = event.cursor;
+          yield event;
+        }
+        if (page.length === 500) continue;
+        if (!options.follow || options.signal?.aborted) return;
+        // A worker that died journals nothing more: a follower notices it, so the stream shows the
+        // `execution.failed` instead of waiting for an event that will never come.
+        if (Date.now() - lastReconcile >= followReconcileMs) {
+          lastReconcile = Date.now();
+          await this.supervisor.reconcile(sessionId);
+        }
+        await waiter?.wait(options.signal);
+        if (options.signal?.aborted) return;
       }
-      if (page.length === 500) continue;
-      if (!options.follow || options.signal?.aborted) return;
-      // A worker that died journals nothing more: a follower notices it, so the stream shows the
-      // `execution.failed` instead of waiting for an event that will never come.
-      if (Date.now() - lastReconcile >= followReconcileMs) {
-        lastReconcile = Date.now();
-        await this.supervisor.reconcile(sessionId);
-      }
-      await sleep(this.pollMs);
-      if (options.signal?.aborted) return;
+    } finally {
+      waiter?.close();
     }
+  }
+
+  /**
+   * Calls `listener` whenever the session's journal may have grown (the store's change feed: any
+   * node's writes on PostgreSQL, this process's on SQLite). Returns the function that stops it.
+   */
+  watchEvents(sessionId: string, listener: () => void): () => void {
+    return (
+      this.store.changes?.watch('events', (changed) => {
+        if (changed === null || changed === sessionId) listener();
+      }) ?? (() => {})
+    );
   }
 
   async interactions(

@@ -7,6 +7,7 @@
  * session's current lease epoch, the write is refused with `LeaseLostError` and changes nothing.
  */
 
+import type { ChangeFeed } from './change-feed.js';
 import type {
   BudgetStorage,
   ChannelStorage,
@@ -325,6 +326,8 @@ export interface Store
     TranscriptStorage {
   /** A short name of the implementation, such as `sqlite` or `postgres`. */
   readonly kind: string;
+  /** Wakes readers when a session changes; without one, readers poll. */
+  readonly changes?: ChangeFeed;
   /** Cheap round-trip used by readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

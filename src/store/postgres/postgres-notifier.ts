@@ -1,49 +1,46 @@
 import pg from 'pg';
+import { type ChangeFeed, type ChangeKind, type ChangeListener, LocalChangeFeed } from '../change-feed.js';
 import type { PostgresConnection } from './postgres-connection.js';
 
-/** What a wake is about: new events, a new input, an answered interaction. */
-export type WakeKind = 'events' | 'inputs' | 'answers';
-
-const channelOf: Record<WakeKind, string> = {
+const channelOf: Record<ChangeKind, string> = {
   events: 'agentd_events',
   inputs: 'agentd_inputs',
   answers: 'agentd_answers',
 };
-const kindOf = new Map(Object.entries(channelOf).map(([kind, channel]) => [channel, kind as WakeKind]));
-
-/** A listener gets the session id, or null for "anything may have changed" (after a reconnect). */
-export type WakeListener = (sessionId: string | null) => void;
+const kindOf = new Map(Object.entries(channelOf).map(([kind, channel]) => [channel, kind as ChangeKind]));
 
 /**
- * Wakes readers (event streams, A2A followers, workers waiting for input) when a session changes,
- * on this node at once and on every other node through LISTEN/NOTIFY. NOTIFY runs after the write
- * has committed, outside its transaction, and is batched: every session touched within one tick
- * goes out in one statement. A wake is only a hint: a reader still reads the journal, so a lost
- * NOTIFY costs one poll of the reader's fallback interval, never an event.
+ * The change feed across nodes: this node's writes wake its readers at once, and every node's
+ * through LISTEN/NOTIFY. NOTIFY runs after the write has committed, outside its transaction, and is
+ * batched: every session changed within one tick goes out in one statement.
  *
- * The LISTEN connection is opened on the first `subscribe`. When it breaks (the server restarted),
- * it is opened again with a growing delay, LISTENs again, and wakes every listener once, since
- * notifications sent meanwhile are gone.
+ * The LISTEN connection is opened on the first `watch`. When it breaks (the server restarted), it
+ * is opened again with a growing delay, LISTENs again, and wakes every listener once, since
+ * notifications sent meanwhile are gone. While it is down, `crossProcess` is false and readers
+ * poll at their short interval.
  */
-export class PostgresNotifier {
+export class PostgresNotifier implements ChangeFeed {
   readonly #connection: PostgresConnection;
-  readonly #listeners = new Map<WakeKind, Set<WakeListener>>();
-  #pending = new Map<WakeKind, Set<string>>();
+  readonly #local = new LocalChangeFeed();
+  #pending = new Map<ChangeKind, Set<string>>();
   #flushScheduled = false;
   #client: pg.Client | undefined;
-  #connecting: Promise<void> | undefined;
+  #connecting = false;
   #closed = false;
   #retryTimer: NodeJS.Timeout | undefined;
-  /** True while a LISTEN connection is up: readers may then poll less often. */
-  listening = false;
+  #listening = false;
 
   constructor(connection: PostgresConnection) {
     this.#connection = connection;
   }
 
+  get crossProcess(): boolean {
+    return this.#listening;
+  }
+
   /** Reports a committed change: wakes this node's listeners now and the other nodes' soon. */
-  notify(kind: WakeKind, sessionId: string): void {
-    this.#deliver(kind, sessionId);
+  notify(kind: ChangeKind, sessionId: string): void {
+    this.#local.emit(kind, sessionId);
     let sessions = this.#pending.get(kind);
     if (sessions === undefined) {
       sessions = new Set();
@@ -56,18 +53,12 @@ export class PostgresNotifier {
     }
   }
 
-  /** Calls `listener` on every wake of `kind` until the returned function is called. */
-  subscribe(kind: WakeKind, listener: WakeListener): () => void {
-    let listeners = this.#listeners.get(kind);
-    if (listeners === undefined) {
-      listeners = new Set();
-      this.#listeners.set(kind, listeners);
+  watch(kind: ChangeKind, listener: ChangeListener): () => void {
+    const unwatch = this.#local.watch(kind, listener);
+    if (!this.#closed && this.#client === undefined && !this.#connecting) {
+      void this.#listen(0);
     }
-    listeners.add(listener);
-    void this.#ensureListening();
-    return () => {
-      listeners.delete(listener);
-    };
+    return unwatch;
   }
 
   async close(): Promise<void> {
@@ -76,18 +67,8 @@ export class PostgresNotifier {
     await this.#flush();
     const client = this.#client;
     this.#client = undefined;
-    this.listening = false;
+    this.#listening = false;
     await client?.end().catch(() => {});
-  }
-
-  #deliver(kind: WakeKind, sessionId: string | null): void {
-    for (const listener of this.#listeners.get(kind) ?? []) {
-      try {
-        listener(sessionId);
-      } catch {
-        // A listener's failure is its own; the others are still woken.
-      }
-    }
   }
 
   async #flush(): Promise<void> {
@@ -111,32 +92,27 @@ export class PostgresNotifier {
         [channels, sessions],
       );
     } catch {
-      // The database is down: the change is committed, and readers of other nodes find it by polling.
+      // The database is down: the change is committed, and other nodes' readers find it by polling.
     }
-  }
-
-  async #ensureListening(): Promise<void> {
-    if (this.#closed || this.#client !== undefined || this.#connecting !== undefined) {
-      return;
-    }
-    this.#connecting = this.#listen(0).finally(() => {
-      this.#connecting = undefined;
-    });
-    await this.#connecting;
   }
 
   async #listen(attempt: number): Promise<void> {
+    this.#connecting = true;
     const client = new pg.Client({ ...this.#connection.clientConfig });
+    // Until connected, a failure is handled below; afterwards by `lost`.
+    client.on('error', () => {});
     try {
       await client.connect();
       for (const channel of Object.values(channelOf)) {
         await client.query(`LISTEN ${channel}`);
       }
     } catch {
+      this.#connecting = false;
       await client.end().catch(() => {});
       this.#scheduleRetry(attempt + 1);
       return;
     }
+    this.#connecting = false;
     if (this.#closed) {
       await client.end().catch(() => {});
       return;
@@ -144,7 +120,7 @@ export class PostgresNotifier {
     client.on('notification', (message) => {
       const kind = kindOf.get(message.channel);
       if (kind !== undefined) {
-        this.#deliver(kind, message.payload ?? null);
+        this.#local.emit(kind, message.payload ?? null);
       }
     });
     const lost = () => {
@@ -152,18 +128,18 @@ export class PostgresNotifier {
         return;
       }
       this.#client = undefined;
-      this.listening = false;
+      this.#listening = false;
       void client.end().catch(() => {});
-      this.#scheduleRetry(0);
+      this.#scheduleRetry(1);
     };
     client.on('error', lost);
     client.on('end', lost);
     this.#client = client;
-    this.listening = true;
+    this.#listening = true;
     // Whatever was notified while no connection listened is lost: everyone looks once.
     if (attempt > 0) {
-      for (const kind of this.#listeners.keys()) {
-        this.#deliver(kind, null);
+      for (const kind of this.#local.kinds()) {
+        this.#local.emit(kind, null);
       }
     }
   }
@@ -173,11 +149,7 @@ export class PostgresNotifier {
       return;
     }
     const delay = Math.min(5_000, 100 * 2 ** Math.min(attempt, 6));
-    this.#retryTimer = setTimeout(() => {
-      this.#connecting = this.#listen(Math.max(1, attempt)).finally(() => {
-        this.#connecting = undefined;
-      });
-    }, delay);
+    this.#retryTimer = setTimeout(() => void this.#listen(attempt), delay);
     this.#retryTimer.unref();
   }
 }

@@ -48,7 +48,7 @@ export interface PostgresStore extends Store {
   /** The URL without its password, and the schema. */
   readonly description: string;
   /** Wakes readers of this process and, through LISTEN/NOTIFY, of every other node. */
-  readonly notifier: PostgresNotifier;
+  readonly changes: PostgresNotifier;
 }
 
 export const PostgresStore = {
@@ -75,7 +75,7 @@ export const PostgresStore = {
     return {
       kind: 'postgres',
       description: connection.description,
-      notifier,
+      changes: notifier,
       ...postgresSessions(connection),
       ...postgresProviders(connection),
       ...postgresOrganizations(connection),
