@@ -17,6 +17,7 @@ import {
   type ExecutionState,
   type InputRecord,
   type InteractionRecord,
+  type Leadership,
   liveExecutionStates,
   type SessionRecord,
   type SessionState,
@@ -162,6 +163,9 @@ function requireDirectory(cwd: string): void {
 
 /** How often a follower of a session's events checks that its worker is still alive. */
 const followReconcileMs = 1000;
+
+/** The leadership of a node that is alone on its store. */
+const soleLeadership: Leadership = { leader: true, ready: async () => {}, close: async () => {} };
 
 /**
  * The library API: everything the CLI, HTTP server, A2A and dashboard do goes through here.
@@ -571,6 +575,14 @@ export class Runtime {
   /** Executions in any of the given states, across sessions (as last recorded: `reconcile()` first to drop dead ones). */
   async executionsInState(states: readonly ExecutionState[]): Promise<ExecutionRecord[]> {
     return this.store.listExecutionsByState([...states]);
+  }
+
+  /**
+   * Leadership of a cluster-wide duty among the nodes on this store. A store only one node uses
+   * (SQLite) has no leadership: this node always leads.
+   */
+  leadership(duty: string): Leadership {
+    return this.store.leadership?.(duty) ?? soleLeadership;
   }
 
   /** Which store this runtime uses (`sqlite`, `postgres`). */

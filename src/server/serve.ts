@@ -163,7 +163,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const port = (server.address() as AddressInfo).port;
   url = urlOf(host, port);
 
+  // Noticing dead workers across the cluster is one node's duty at a time (on a shared store).
+  const reconcileDuty = runtime.leadership('reconcile');
   const reconciler = setInterval(() => {
+    if (!reconcileDuty.leader) return;
     runtime.reconcile().catch((error: unknown) => options.log?.(`reconcile failed: ${String(error)}`));
   }, options.reconcileMs ?? 5000);
   reconciler.unref();
@@ -172,6 +175,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const close = () => {
     closed ??= (async () => {
       clearInterval(reconciler);
+      await reconcileDuty.close();
       closing.abort();
       const http = server as import('node:http').Server;
       const done = new Promise<void>((resolve) => http.close(() => resolve()));

@@ -310,6 +310,14 @@ export interface TranscriptStorage {
   listTranscriptSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]>;
 }
 
+/** Whether this node currently does a cluster-wide duty; see `Store.leadership`. */
+export interface Leadership {
+  readonly leader: boolean;
+  /** Resolves once the first attempt to lead has been made. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface Store
   extends SessionStorage,
     ProviderStorage,
@@ -328,6 +336,11 @@ export interface Store
   readonly kind: string;
   /** Wakes readers when a session changes; without one, readers poll. */
   readonly changes?: ChangeFeed;
+  /**
+   * Leadership of a cluster-wide duty among the nodes sharing this store (PostgreSQL). A store
+   * without it is only ever used by one node, which then does every duty.
+   */
+  leadership?(duty: string): Leadership;
   /** Cheap round-trip used by readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -8,6 +8,7 @@ import { postgresExecutions } from './postgres-executions.js';
 import { postgresGrants } from './postgres-grants.js';
 import { postgresInputs } from './postgres-inputs.js';
 import { postgresInteractions } from './postgres-interactions.js';
+import { PostgresLeadership } from './postgres-leadership.js';
 import { type LeaseClock, postgresLeases } from './postgres-leases.js';
 import { PostgresNotifier } from './postgres-notifier.js';
 import { postgresOrganizations } from './postgres-organizations.js';
@@ -49,6 +50,8 @@ export interface PostgresStore extends Store {
   readonly description: string;
   /** Wakes readers of this process and, through LISTEN/NOTIFY, of every other node. */
   readonly changes: PostgresNotifier;
+  /** One node at a time leads each duty: a session-level advisory lock. */
+  leadership(duty: string): PostgresLeadership;
 }
 
 export const PostgresStore = {
@@ -89,6 +92,7 @@ export const PostgresStore = {
       ...postgresEvents(connection, (sessionId) => notifier.notify('events', sessionId)),
       ...postgresInteractions(connection, (sessionId) => notifier.notify('answers', sessionId)),
       ...postgresTranscripts(connection),
+      leadership: (duty) => new PostgresLeadership(connection, { duty }),
       ping: async () => {
         await connection.read((executor) => executor.run('SELECT 1'));
       },
