@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { freshSchema, testPostgresUrl } from '../../../test/postgres/test-database.js';
-import type { PostgresLeadership } from './postgres-leadership.js';
 import { PostgresStore } from './postgres-store.js';
 
 const url = testPostgresUrl('postgres-leadership.test.ts');
