@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // Fails the run when a test wrote into the real home directory or the checkout.
-    globalSetup: ['./test/isolation-guard.ts'],
+    // Fails the run when a test wrote into the real home directory or the checkout; starts a private
+    // PostgreSQL for the run when AGENTD_TEST_POSTGRES_URL is unset and PostgreSQL is installed.
+    globalSetup: ['./test/isolation-guard.ts', './test/postgres-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

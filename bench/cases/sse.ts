@@ -44,7 +44,12 @@ export const sseCase: BenchCase = {
     const server = await startServer({
       port: 0,
       dataDir,
-      env: { ...process.env, ANTHROPIC_API_KEY: 'bench' },
+      // BENCH_STORE_URL=postgres://... runs the same measurement on PostgreSQL (LISTEN/NOTIFY wakes).
+      env: {
+        ...process.env,
+        ANTHROPIC_API_KEY: 'bench',
+        ...(process.env.BENCH_STORE_URL ? { AGENTD_STORE_URL: process.env.BENCH_STORE_URL } : {}),
+      },
     });
     const rows: string[] = [
       '| subscribers | events delivered/s (median) | min–max | time to deliver all (median) |',

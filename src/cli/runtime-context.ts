@@ -4,15 +4,22 @@ import type { CliContext } from './context.js';
 
 export interface DataDirFlags {
   dataDir?: string;
+  /** `postgres://...` or `sqlite:PATH`, instead of the data directory's SQLite file. */
+  store?: string;
   json?: boolean;
   /** The principal to act as. */
   as?: string;
 }
 
-/** Adds `--data-dir`, `--json` and `--as`, which every runtime command takes. */
+/** The help of `--store`, which every command that opens the store takes. */
+export const storeOptionHelp =
+  "the store: postgres://USER@HOST/DB (several nodes on one database) or sqlite:PATH (default: $AGENTD_STORE_URL, else the data directory's agentd.db)";
+
+/** Adds `--data-dir`, `--store`, `--json` and `--as`, which every runtime command takes. */
 export function addRuntimeOptions(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'data directory (default: $AGENTD_DATA_DIR or ~/.local/state/agentd)')
+    .option('--store <url>', storeOptionHelp)
     .option('--json', 'print JSON')
     .option('--as <principal>', 'act as this principal, with only its grants (default: owner)');
 }
@@ -32,6 +39,7 @@ export async function withRuntime<T>(
   const { createRuntime } = await import('../runtime/runtime.js');
   const runtime = await createRuntime({
     ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+    ...(flags.store ? { storeUrl: flags.store } : {}),
     env: context.env,
   });
   try {

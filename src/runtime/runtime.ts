@@ -9,7 +9,7 @@ import { checkProvider } from '../config/provider-env.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
 import { type JournalRecord, journalEntry, type PeerSource } from '../journal/journal-event.js';
-import { openStore } from '../journal/open-store.js';
+import { openStore, storeUrlVariable } from '../journal/open-store.js';
 import { readJournal } from '../journal/read-journal.js';
 import { FileSkillStore } from '../skills/file-skill-store.js';
 import {
@@ -17,6 +17,7 @@ import {
   type ExecutionState,
   type InputRecord,
   type InteractionRecord,
+  type Leadership,
   liveExecutionStates,
   type SessionRecord,
   type SessionState,
@@ -26,6 +27,7 @@ import { Access, resources } from './access.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { archiveSession } from './archive.js';
 import { Budgets } from './budgets.js';
+import { ChangeWaiter } from './change-waiter.js';
 import { Channels } from './channels.js';
 import { claudeExecutablePath } from './claude-executable.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
@@ -51,6 +53,11 @@ export interface RuntimeOptions {
   dataDir?: string;
   /** A store to use instead of the data directory's SQLite file. */
   store?: Store;
+  /**
+   * The store to open instead of the data directory's SQLite file: `postgres://...` (several nodes
+   * on one database) or `sqlite:PATH`. Workers open the same one. @default AGENTD_STORE_URL of `env`
+   */
+  storeUrl?: string;
   /** Environment for workers: credentials and CLAUDE_* settings. @default process.env */
   env?: Record<string, string | undefined>;
   /** Base config for new sessions. @default the `CLAUDE_*` variables of `env` over the defaults */
@@ -163,6 +170,9 @@ function requireDirectory(cwd: string): void {
 
 /** How often a follower of a session's events checks that its worker is still alive. */
 const followReconcileMs = 1000;
+
+/** The leadership of a node that is alone on its store. */
+const soleLeadership: Leadership = { leader: true, ready: async () => {}, close: async () => {} };
 
 /**
  * The library API: everything the CLI, HTTP server, A2A and dashboard do goes through here.
@@ -410,23 +420,49 @@ export class Runtime {
     await this.requireSession(sessionId);
     let after = options.after ?? 0;
     let lastReconcile = Date.now();
-    for (;;) {
-      const page = await readJournal(this.store, sessionId, { after, limit: 500 });
-      for (const event of page) {
-        after = event.cursor;
-        yield event;
+    // Woken by the store's change feed (LISTEN/NOTIFY on PostgreSQL), with a poll as the fallback.
+    const waiter = options.follow
+      ? new ChangeWaiter({
+          store: this.store,
+          kind: 'events',
+          sessionId,
+          pollMs: this.pollMs,
+          fallbackMs: followReconcileMs,
+        })
+      : undefined;
+    try {
+      for (;;) {
+        const page = await readJournal(this.store, sessionId, { after, limit: 500 });
+        for (const event of page) {
+          after = event.cursor;
+          yield event;
+        }
+        if (page.length === 500) continue;
+        if (!options.follow || options.signal?.aborted) return;
+        // A worker that died journals nothing more: a follower notices it, so the stream shows the
+        // `execution.failed` instead of waiting for an event that will never come.
+        if (Date.now() - lastReconcile >= followReconcileMs) {
+          lastReconcile = Date.now();
+          await this.supervisor.reconcile(sessionId);
+        }
+        await waiter?.wait(options.signal);
+        if (options.signal?.aborted) return;
       }
-      if (page.length === 500) continue;
-      if (!options.follow || options.signal?.aborted) return;
-      // A worker that died journals nothing more: a follower notices it, so the stream shows the
-      // `execution.failed` instead of waiting for an event that will never come.
-      if (Date.now() - lastReconcile >= followReconcileMs) {
-        lastReconcile = Date.now();
-        await this.supervisor.reconcile(sessionId);
-      }
-      await sleep(this.pollMs);
-      if (options.signal?.aborted) return;
+    } finally {
+      waiter?.close();
     }
+  }
+
+  /**
+   * Calls `listener` whenever the session's journal may have grown (the store's change feed: any
+   * node's writes on PostgreSQL, this process's on SQLite). Returns the function that stops it.
+   */
+  watchEvents(sessionId: string, listener: () => void): () => void {
+    return (
+      this.store.changes?.watch('events', (changed) => {
+        if (changed === null || changed === sessionId) listener();
+      }) ?? (() => {})
+    );
   }
 
   async interactions(
@@ -553,6 +589,14 @@ export class Runtime {
     return this.store.listExecutionsByState([...states]);
   }
 
+  /**
+   * Leadership of a cluster-wide duty among the nodes on this store. A store only one node uses
+   * (SQLite) has no leadership: this node always leads.
+   */
+  leadership(duty: string): Leadership {
+    return this.store.leadership?.(duty) ?? soleLeadership;
+  }
+
   /** Which store this runtime uses (`sqlite`, `postgres`). */
   get storeKind(): string {
     return this.store.kind;
@@ -665,7 +709,9 @@ export class Runtime {
 
 /** Opens (or creates) a data directory and returns its runtime. */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  const env = options.env ?? process.env;
+  const baseEnv = options.env ?? process.env;
+  // Workers inherit the runtime's environment: the store URL travels with it, so they open the same store.
+  const env = options.storeUrl ? { ...baseEnv, [storeUrlVariable]: options.storeUrl } : baseEnv;
   const paths = ensureDataDir(resolveDataDir(options.dataDir, env));
   const store = options.store ?? (await openStore(paths, env));
   const runtime = new Runtime({

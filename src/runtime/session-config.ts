@@ -80,9 +80,11 @@ export function executionConfig(options: {
 }): ClaudeConfig {
   // The stored form of a ClaudeConfig, read back: the worker reads it the same way.
   const config = options.stored as unknown as ClaudeConfig;
+  // The store's URL may carry the database password: it is agentd's, never the agent's.
+  const { AGENTD_STORE_URL: _storeUrl, ...env } = { ...config.env, ...options.env };
   return {
     ...config,
     ...(options.resume ? { resume: options.resume } : {}),
-    env: { ...config.env, ...options.env },
+    env,
   };
 }

@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { ConfigError } from '../errors/index.js';
+import { openA2aStore } from '../journal/open-store.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
-import { SqliteA2aStore } from '../store/sqlite/sqlite-a2a-store.js';
 import { type A2aMount, mountA2a } from './a2a/mount.js';
 import { createApp } from './app.js';
 import type { ModelMode } from './http/schemas.js';
@@ -113,7 +113,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let url = '';
   let a2a: A2aMount | undefined;
   // A2A's tasks live in the same data file as the runtime's sessions, behind their own store.
-  const a2aStore = options.a2a === false ? undefined : SqliteA2aStore.open({ path: runtime.paths.database });
+  const a2aStore = options.a2a === false ? undefined : await openA2aStore(runtime.paths, env);
   const app = createApp({
     runtime,
     modelMode,
@@ -163,7 +163,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const port = (server.address() as AddressInfo).port;
   url = urlOf(host, port);
 
+  // Noticing dead workers across the cluster is one node's duty at a time (on a shared store).
+  const reconcileDuty = runtime.leadership('reconcile');
   const reconciler = setInterval(() => {
+    if (!reconcileDuty.leader) return;
     runtime.reconcile().catch((error: unknown) => options.log?.(`reconcile failed: ${String(error)}`));
   }, options.reconcileMs ?? 5000);
   reconciler.unref();
@@ -172,6 +175,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const close = () => {
     closed ??= (async () => {
       clearInterval(reconciler);
+      await reconcileDuty.close();
       closing.abort();
       const http = server as import('node:http').Server;
       const done = new Promise<void>((resolve) => http.close(() => resolve()));

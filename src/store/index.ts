@@ -1,4 +1,5 @@
 export type { A2aPushConfigRecord, A2aStore, A2aTaskRecord, ListA2aTasksOptions } from './a2a-store.js';
+export type { ChangeFeed, ChangeKind, ChangeListener } from './change-feed.js';
 export {
   type BudgetRecord,
   type BudgetScope,
@@ -43,6 +44,7 @@ export type {
   InteractionRecord,
   InteractionState,
   InteractionStorage,
+  Leadership,
   LeaseRecord,
   LeaseStorage,
   NewEvent,

@@ -7,6 +7,7 @@
  * session's current lease epoch, the write is refused with `LeaseLostError` and changes nothing.
  */
 
+import type { ChangeFeed } from './change-feed.js';
 import type {
   BudgetStorage,
   ChannelStorage,
@@ -309,6 +310,14 @@ export interface TranscriptStorage {
   listTranscriptSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]>;
 }
 
+/** Whether this node currently does a cluster-wide duty; see `Store.leadership`. */
+export interface Leadership {
+  readonly leader: boolean;
+  /** Resolves once the first attempt to lead has been made. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface Store
   extends SessionStorage,
     ProviderStorage,
@@ -325,6 +334,13 @@ export interface Store
     TranscriptStorage {
   /** A short name of the implementation, such as `sqlite` or `postgres`. */
   readonly kind: string;
+  /** Wakes readers when a session changes; without one, readers poll. */
+  readonly changes?: ChangeFeed;
+  /**
+   * Leadership of a cluster-wide duty among the nodes sharing this store (PostgreSQL). A store
+   * without it is only ever used by one node, which then does every duty.
+   */
+  leadership?(duty: string): Leadership;
   /** Cheap round-trip used by readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

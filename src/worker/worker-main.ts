@@ -47,8 +47,13 @@ async function main(): Promise<number> {
     // The supervisor started this process with the runtime's environment: the secrets are read here.
     launch: (started) => sessionLaunch({ store, session: started, env: process.env, paths }),
   });
-  // The runtime on this host signals a new input or answer, so the worker need not wait for its poll.
+  // The runtime on this host signals a new input or answer, so the worker need not wait for its poll;
+  // the store's change feed does the same for any node's runtime (LISTEN/NOTIFY on PostgreSQL).
   process.on('SIGUSR2', () => execution.wake());
+  const wakeOn = (changed: string | null) => {
+    if (changed === null || changed === sessionId) execution.wake();
+  };
+  const unwatch = [store.changes?.watch('inputs', wakeOn), store.changes?.watch('answers', wakeOn)];
   // A stop signal ends the worker the same way a stop request does.
   process.on('SIGTERM', () => {
     void store.updateExecution(executionId, { state: 'stopping', now: Date.now() }).catch(() => {});
@@ -56,6 +61,7 @@ async function main(): Promise<number> {
   try {
     return await execution.exit;
   } finally {
+    for (const stop of unwatch) stop?.();
     await tracing?.shutdown().catch((error: unknown) => log(`tracing: ${String(error)}`));
     await store.close();
     await demo?.close();

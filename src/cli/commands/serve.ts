@@ -1,11 +1,13 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { version } from '../../version.js';
 import type { CliContext } from '../context.js';
+import { storeOptionHelp } from '../runtime-context.js';
 
 interface ServeFlags {
   host: string;
   port: number;
   dataDir?: string;
+  store?: string;
   config?: string;
   offline?: boolean;
   insecure?: boolean;
@@ -41,6 +43,7 @@ export function registerServe(program: Command, context: CliContext): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
     .option('--data-dir <dir>', 'data directory (default: $AGENTD_DATA_DIR or ~/.local/state/agentd)')
+    .option('--store <url>', storeOptionHelp)
     .option('--config <file>', 'JSON config file: tokens, maxLiveWorkers, corsOrigins, claude, agentCard')
     .option('--offline', 'without credentials, answer with the built-in scripted demo model')
     .option('--insecure', 'allow a non-loopback --host without bearer tokens')
@@ -59,7 +62,7 @@ export function registerServe(program: Command, context: CliContext): void {
       const server = await startServer({
         host: flags.host,
         port: flags.port,
-        env: context.env,
+        env: flags.store ? { ...context.env, AGENTD_STORE_URL: flags.store } : context.env,
         config: flags.config ? loadServerConfig(flags.config) : {},
         ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
         insecure: flags.insecure ?? false,
@@ -71,6 +74,7 @@ export function registerServe(program: Command, context: CliContext): void {
       out(`agentd ${version} listening on ${server.url}`);
       out(`model: ${modelModeDescriptions[server.modelMode]}`);
       out(`data: ${server.dataDir}`);
+      out(`store: ${server.runtime.store.kind}`);
       out(
         `a2a: ${server.url}/ (JSON-RPC), ${server.url}/a2a/v1 (HTTP+JSON), card at /.well-known/agent-card.json`,
       );

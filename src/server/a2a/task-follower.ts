@@ -113,6 +113,17 @@ export class TaskFollower {
   }
 
   private async loop(): Promise<void> {
+    const { runtime } = this.engine;
+    // New events end the pause at once (LISTEN/NOTIFY across nodes); the poll stays as the fallback.
+    const unwatch = runtime.watchEvents(this.link.sessionId, () => this.wake());
+    try {
+      await this.follow();
+    } finally {
+      unwatch();
+    }
+  }
+
+  private async follow(): Promise<void> {
     const { runtime, timing } = this.engine;
     let quietSince = Date.now();
     let workerMissing = false;

@@ -30,6 +30,9 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   credentials_missing: 503,
+  // The database is down or too busy: the request may succeed when retried.
+  store_unavailable: 503,
+  store_busy: 503,
   // Skills refused on upload (nothing is stored), and a stored blob that no longer matches its digest.
   skill_invalid: 400,
   skill_unsafe_path: 400,

@@ -1,3 +1,4 @@
+import { LocalChangeFeed } from '../change-feed.js';
 import type { Store } from '../store.js';
 import { openDatabase } from './open-database.js';
 import { sqliteBudgets } from './sqlite-budgets.js';
@@ -49,6 +50,12 @@ export const SqliteStore = {
   open(options: SqliteStoreOptions): SqliteStore {
     const db = openDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
     const connection = new SqliteConnection({ db, path: options.path });
+    // Wakes this process's readers on its own writes; workers write from their own processes, so
+    // readers keep a short poll beside it (`crossProcess` is false).
+    const changes = new LocalChangeFeed();
+    const events = sqliteEvents(connection);
+    const inputs = sqliteInputs(connection);
+    const interactions = sqliteInteractions(connection);
     // Each part is an object of the `Store` methods of one concern (see store.ts): spread, they are the store.
     return {
       kind: 'sqlite',
@@ -62,9 +69,25 @@ export const SqliteStore = {
       ...sqliteBudgets(connection),
       ...sqliteLeases(connection),
       ...sqliteExecutions(connection),
-      ...sqliteInputs(connection),
-      ...sqliteEvents(connection),
-      ...sqliteInteractions(connection),
+      ...inputs,
+      ...events,
+      ...interactions,
+      changes,
+      appendEvents: async (sessionId, records, appendOptions) => {
+        const appended = await events.appendEvents(sessionId, records, appendOptions);
+        if (appended.length > 0) changes.emit('events', sessionId);
+        return appended;
+      },
+      addInput: async (input) => {
+        const added = await inputs.addInput(input);
+        if (added.created) changes.emit('inputs', input.sessionId);
+        return added;
+      },
+      answerInteraction: async (id, answer, now) => {
+        const answered = await interactions.answerInteraction(id, answer, now);
+        changes.emit('answers', answered.sessionId);
+        return answered;
+      },
       ...sqliteTranscripts(connection),
       pragma: (name) => connection.pragma(name),
       ping: async () => {

@@ -1,0 +1,144 @@
+/**
+ * The PostgreSQL store side by side with SQLite, on a private PostgreSQL cluster started here
+ * (test/postgres/cluster.ts; fsync off, as in the tests: figures show agentd's side, not the disk's):
+ * events appended per second (1 and 100 per transaction), the wake of a reader on another node
+ * after one append (LISTEN/NOTIFY against SQLite's 50 ms poll), and taking over a lapsed lease.
+ *
+ * Run: node --import tsx bench/scripts/postgres.ts   (prints one JSON object to stdout)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { NewEvent, Store } from '../../src/store/store.js';
+import { startCluster } from '../../test/postgres/cluster.js';
+import { summarize } from '../lib/stats.js';
+
+const SINGLE_EVENTS = 2_000;
+const BATCH_SIZE = 100;
+const BATCHED_EVENTS = 50_000;
+const WAKES = 100;
+const TAKEOVERS = 200;
+
+function sampleEvent(index: number): NewEvent {
+  return {
+    type: 'agent.message',
+    executionId: 'exec-bench',
+    data: {
+      index,
+      role: 'assistant',
+      text: `Step ${index}: read the file, found the function, and proposed a two-line change to fix the off-by-one.`,
+      usage: { input_tokens: 1200 + index, output_tokens: 87, cache_read_input_tokens: 1024 },
+    },
+  };
+}
+
+const session = (id: string) => ({ id, provider: 'claude', cwd: '/bench', config: {}, now: Date.now() });
+
+async function appends(store: Store) {
+  await store.createSession(session('single'));
+  await store.createSession(session('batched'));
+  let started = performance.now();
+  for (let index = 0; index < SINGLE_EVENTS; index += 1) {
+    await store.appendEvents('single', [sampleEvent(index)], { now: Date.now() });
+  }
+  const singleMs = performance.now() - started;
+  const batch = Array.from({ length: BATCH_SIZE }, (_, index) => sampleEvent(index));
+  started = performance.now();
+  for (let appended = 0; appended < BATCHED_EVENTS; appended += BATCH_SIZE) {
+    await store.appendEvents('batched', batch, { now: Date.now() });
+  }
+  const batchedMs = performance.now() - started;
+  return {
+    single: Math.round((SINGLE_EVENTS / singleMs) * 1000),
+    batched: Math.round((BATCHED_EVENTS / batchedMs) * 1000),
+  };
+}
+
+/**
+ * One append on `writer`, and the time until a reader on `reader` (another node) has read it: woken
+ * by the reader's change feed when it reaches across nodes, else by a 50 ms poll, as the runtime's
+ * followers do.
+ */
+async function wakes(writer: Store, reader: Store) {
+  await writer.createSession(session('wake'));
+  const latencies: number[] = [];
+  for (let index = 0; index < WAKES; index += 1) {
+    const before = await reader.lastCursor('wake');
+    let wake: (() => void) | undefined;
+    const unwatch = reader.changes?.watch('events', () => wake?.());
+    const seen = (async () => {
+      for (;;) {
+        if ((await reader.readEvents('wake', { after: before })).length > 0) return performance.now();
+        const crossNode = reader.changes?.crossProcess ?? false;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, crossNode ? 1000 : 50);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    })();
+    // Appends land at a random point of the reader's poll, as a worker's would.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 50));
+    const started = performance.now();
+    await writer.appendEvents('wake', [sampleEvent(index)], { now: Date.now() });
+    latencies.push((await seen) - started);
+    unwatch?.();
+  }
+  return summarize(latencies);
+}
+
+/** Node B taking over a lease that node A let lapse: one acquisition after the expiry. */
+async function takeovers(first: Store, second: Store, clock: number) {
+  const times: number[] = [];
+  for (let index = 0; index < TAKEOVERS; index += 1) {
+    const id = `lease-${index}`;
+    await first.createSession(session(id));
+    const lease = { sessionId: id, pid: 1, processStartTime: null };
+    await first.acquireLease({ ...lease, owner: 'node-a', ttlMs: clock, now: 0 });
+    if (clock > 0) await new Promise((resolve) => setTimeout(resolve, clock + 1));
+    const started = performance.now();
+    const taken = await second.acquireLease({ ...lease, owner: 'node-b', ttlMs: 30_000, now: clock + 1 });
+    times.push(performance.now() - started);
+    if (taken?.epoch !== 2) throw new Error('the takeover did not happen');
+  }
+  return summarize(times);
+}
+
+async function main(): Promise<void> {
+  const cluster = await startCluster();
+  const directory = mkdtempSync(join(tmpdir(), 'agentd-bench-pg-'));
+  try {
+    const sqlitePath = join(directory, 'bench.db');
+    const sqlite = [SqliteStore.open({ path: sqlitePath }), SqliteStore.open({ path: sqlitePath })] as const;
+    const postgres = [
+      await PostgresStore.open({ url: cluster.url }),
+      await PostgresStore.open({ url: cluster.url }),
+    ];
+    const result = {
+      benchmark: 'store.postgres',
+      node: process.version,
+      sqlite: {
+        appends: await appends(sqlite[0]),
+        wake: await wakes(sqlite[0], sqlite[1]),
+        takeover: await takeovers(sqlite[0], sqlite[1], 0),
+      },
+      postgres: {
+        appends: await appends(postgres[0]!),
+        wake: await wakes(postgres[0]!, postgres[1]!),
+        takeover: await takeovers(postgres[0]!, postgres[1]!, 0),
+      },
+    };
+    for (const store of [...sqlite, ...postgres]) await store?.close();
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    cluster.destroy();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+await main();

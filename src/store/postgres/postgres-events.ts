@@ -1,0 +1,91 @@
+import { NotFoundError } from '../../errors/agentd-error.js';
+import { toEventRecord } from '../sqlite/rows.js';
+import type { EventRecord, EventStorage } from '../store.js';
+import { turnCost } from '../turn-cost.js';
+import type { PostgresConnection } from './postgres-connection.js';
+import { assertFence } from './postgres-leases.js';
+
+/**
+ * The event journal on PostgreSQL. Cursors come from the session's own counter, bumped under the
+ * session row's lock in the appending transaction (never from a global sequence): a rollback leaves
+ * no gap, and the (session_id, cursor) primary key refuses any duplicate.
+ */
+export function postgresEvents(
+  connection: PostgresConnection,
+  onAppended: (sessionId: string) => void,
+): EventStorage {
+  return {
+    async appendEvents(sessionId, events, options) {
+      const records = await connection.write(async (executor) => {
+        await assertFence(executor, { sessionId, epoch: options.epoch });
+        const cost = turnCost(events);
+        const bumped = (await executor.row(
+          `UPDATE sessions SET last_cursor = last_cursor + $2, cost_usd = cost_usd + $3
+           WHERE id = $1 RETURNING last_cursor`,
+          [sessionId, events.length, cost],
+        )) as { last_cursor: number } | undefined;
+        if (bumped === undefined) {
+          throw new NotFoundError(`session ${sessionId} does not exist`, { sessionId });
+        }
+        const first = bumped.last_cursor - events.length + 1;
+        const rows = events.map((event, index) => ({
+          cursor: first + index,
+          type: event.type,
+          data: JSON.stringify(event.data) ?? 'null',
+          executionId: event.executionId ?? null,
+        }));
+        if (rows.length > 0) {
+          // One statement for the whole batch: unnest the columns as arrays.
+          await executor.run(
+            `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)
+             SELECT $1, cursor, type, data, execution_id, $6
+             FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS e(cursor, type, data, execution_id)`,
+            [
+              sessionId,
+              rows.map((row) => row.cursor),
+              rows.map((row) => row.type),
+              rows.map((row) => row.data),
+              rows.map((row) => row.executionId),
+              options.now,
+            ],
+          );
+        }
+        // Hand back what a read will return (a JSON round trip), not the caller's own object.
+        return rows.map(
+          (row): EventRecord => ({
+            sessionId,
+            cursor: row.cursor,
+            type: row.type,
+            data: JSON.parse(row.data),
+            executionId: row.executionId,
+            createdAt: options.now,
+          }),
+        );
+      });
+      if (records.length > 0) {
+        onAppended(sessionId);
+      }
+      return records;
+    },
+
+    async readEvents(sessionId, options = {}) {
+      return connection.read(async (executor) =>
+        (
+          await executor.rows(
+            'SELECT * FROM events WHERE session_id = $1 AND cursor > $2 ORDER BY cursor LIMIT $3',
+            [sessionId, options.after ?? 0, Math.max(0, options.limit ?? 1000)],
+          )
+        ).map(toEventRecord),
+      );
+    },
+
+    async lastCursor(sessionId) {
+      return connection.read(async (executor) => {
+        const row = (await executor.row('SELECT last_cursor FROM sessions WHERE id = $1', [sessionId])) as
+          | { last_cursor: number }
+          | undefined;
+        return row?.last_cursor ?? 0;
+      });
+    },
+  };
+}
