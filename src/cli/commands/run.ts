@@ -73,6 +73,11 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
     case 'control.interrupt':
     case 'session.archived':
     case 'budget.exceeded':
+    case 'seed.started':
+    case 'seed.iteration':
+    case 'seed.criterion':
+    case 'seed.check':
+    case 'seed.finished':
       return;
     default:
       renderer.render(eventOf(record));
