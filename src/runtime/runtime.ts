@@ -41,7 +41,8 @@ import {
   type RuntimeContext,
 } from './runtime-context.js';
 import { RuntimeSkills } from './runtime-skills.js';
-import { launchOf } from './session-config.js';
+import { Seeds } from './seeds.js';
+import { type LaunchAddendum, launchOf } from './session-config.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
 
@@ -91,6 +92,8 @@ export interface CreateSessionOptions extends ActorOptions {
   requireCredentials?: boolean;
   /** Settings over the runtime's base config. */
   config?: Partial<ClaudeConfig>;
+  /** Added after the role's surface: system prompt text and allowed tools (a seed run's). */
+  addendum?: LaunchAddendum;
   title?: string;
   /** W3C trace context of the request; the first turn's span continues that trace. */
   traceparent?: string;
@@ -175,6 +178,8 @@ export class Runtime {
   readonly grants: Grants;
   /** Spending limits and spend. */
   readonly budgets: Budgets;
+  /** Goals with acceptance criteria, verified by agentd. */
+  readonly seeds: Seeds;
   private readonly access: Access;
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
@@ -213,6 +218,7 @@ export class Runtime {
     this.channels = new Channels(this, context, this.access, this.roles);
     this.grants = new Grants(context, this.access);
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
+    this.seeds = new Seeds(this);
   }
 
   /**

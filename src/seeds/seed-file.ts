@@ -98,3 +98,12 @@ export function loadSeedFile(file: string): LoadedSeed {
   const base = dirname(resolve(file));
   return { seed, cwd: resolve(base, seed.cwd ?? '.') };
 }
+
+/** Validates a seed given as a value (the HTTP API's JSON body, a library caller's object): errors name the field. */
+export function validateSeed(value: unknown): Seed {
+  const parsed = seedSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = fieldPath(issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path);
+  throw new InvalidInputError(`${field}: ${issueMessage(issue)}`, { field });
+}
