@@ -10,6 +10,7 @@ import { registerPrincipalCommands } from './commands/principals.js';
 import { registerProviderCommands } from './commands/providers.js';
 import { registerRoleCommands } from './commands/roles.js';
 import { registerRun } from './commands/run.js';
+import { registerSeedCommands } from './commands/seeds.js';
 import { registerServe } from './commands/serve.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import { registerSkillCommands } from './commands/skills.js';
@@ -41,6 +42,7 @@ export function buildProgram(context: CliContext): Command {
   registerGrantCommands(program, context);
   registerPrincipalCommands(program, context);
   registerBudgetCommands(program, context);
+  registerSeedCommands(program, context);
   overrideExits(program);
   return program;
 }

@@ -89,9 +89,20 @@ export class Seeds {
     const durationMs = (view.endedAt ?? now) - view.startedAt;
     if (view.finished)
       return { ...view, state: view.finished.outcome, reason: view.finished.reason, live, durationMs };
-    if (live) return { ...view, state: 'running', reason: `iteration ${view.iteration} of ${view.maxIterations}`, live, durationMs };
+    if (live)
+      return {
+        ...view,
+        state: 'running',
+        reason: `iteration ${view.iteration} of ${view.maxIterations}`,
+        live,
+        durationMs,
+      };
     const end = view.lastExecutionEnd;
-    const why = end ? (end.kind === 'failed' ? `its worker failed: ${end.reason}` : `its worker stopped: ${end.reason}`) : 'no worker runs it';
+    const why = end
+      ? end.kind === 'failed'
+        ? `its worker failed: ${end.reason}`
+        : `its worker stopped: ${end.reason}`
+      : 'no worker runs it';
     return {
       ...view,
       state: 'interrupted',

@@ -75,7 +75,10 @@ function applyAddendum(config: ClaudeConfig, addendum: LaunchAddendum): void {
     config.systemPrompt =
       typeof current === 'string'
         ? `${current}\n\n${addendum.systemPrompt}`
-        : { preset: 'claude_code', append: [current?.append, addendum.systemPrompt].filter(Boolean).join('\n\n') };
+        : {
+            preset: 'claude_code',
+            append: [current?.append, addendum.systemPrompt].filter(Boolean).join('\n\n'),
+          };
   }
   if (addendum.allowedTools)
     config.allowedTools = [...new Set([...(config.allowedTools ?? []), ...addendum.allowedTools])];

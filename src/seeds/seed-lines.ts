@@ -1,6 +1,10 @@
-import type { JournalRecordOf, SeedEvent } from '../journal/journal-event.js';
+import type { JournalRecord, JournalRecordOf, SeedEvent } from '../journal/journal-event.js';
 
 export type SeedRecord = JournalRecordOf<SeedEvent['type']>;
+
+export function isSeedRecord(record: JournalRecord): record is SeedRecord {
+  return record.type.startsWith('seed.');
+}
 
 /** The first line of a text, trimmed, at most `max` characters. */
 export function firstLineOf(text: string, max = 100): string {

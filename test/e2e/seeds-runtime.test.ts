@@ -4,7 +4,16 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptTurn } from '../../src/testing/index.js';
-import { createHarness, dataOf, type Harness, readJournal, waitFor } from './helpers.js';
+import {
+  createHarness,
+  dataOf,
+  type Harness,
+  killGroup,
+  lastUserText,
+  readJournal,
+  timesSent,
+  waitFor,
+} from './helpers.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -13,7 +22,9 @@ afterEach(async () => {
 });
 
 const progress = (criterionId: string, state: string, evidence: string): ScriptTurn => ({
-  content: [{ type: 'tool_use', name: 'mcp__agentd__report_progress', input: { criterionId, state, evidence } }],
+  content: [
+    { type: 'tool_use', name: 'mcp__agentd__report_progress', input: { criterionId, state, evidence } },
+  ],
 });
 const bash = (command: string): ScriptTurn => ({
   content: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'work' } }],
@@ -32,7 +43,11 @@ async function finished(h: Harness, runId: string) {
 describe('seeds through the runtime', () => {
   it('seed: every check passes in agentd’s own run: satisfied, verified', async () => {
     harness = await createHarness({
-      script: [bash('echo 42 > answer.txt'), progress('answer', 'met', 'wrote answer.txt'), { text: 'All done.' }],
+      script: [
+        bash('echo 42 > answer.txt'),
+        progress('answer', 'met', 'wrote answer.txt'),
+        { text: 'All done.' },
+      ],
     });
     const h = harness;
     const started = await h.runtime.seeds.start({
@@ -50,5 +65,165 @@ describe('seeds through the runtime', () => {
     const journal = await readJournal(h.runtime, started.runId);
     const checks = journal.filter((event) => event.type === 'seed.check');
     expect(checks.map((event) => dataOf(event).passed)).toEqual([true]);
+  });
+});
+
+describe('seeds: the agent’s word is not proof', () => {
+  it('seed: a failing check with the model claiming success is never satisfied; iterations run out', async () => {
+    harness = await createHarness({
+      script: [
+        progress('file', 'met', 'I created never.txt'),
+        { text: 'Everything is done.' },
+        progress('file', 'met', 'really, it is there'),
+        { text: 'Done again.' },
+      ],
+    });
+    const h = harness;
+    const started = await h.runtime.seeds.start({
+      seed: {
+        goal: 'Create never.txt',
+        criteria: [{ id: 'file', description: 'never.txt exists', check: 'cat never.txt' }],
+        maxIterations: 2,
+      },
+      cwd: h.cwd,
+    });
+    const status = await finished(h, started.runId);
+    expect(status.state).toBe('unsatisfied');
+    expect(status.reason).toContain('file not met after 2 of 2 iterations');
+    expect(status.criteria[0]).toMatchObject({ state: 'failed', met: false });
+    expect(status.criteria[0]?.reported?.state).toBe('met');
+    expect(status.criteria[0]?.lastCheck?.outputTail).toContain('never.txt');
+    expect(status.iteration).toBe(2);
+    const journal = await readJournal(h.runtime, started.runId);
+    const checks = journal.filter((event) => event.type === 'seed.check').map(dataOf);
+    expect(checks.map((check) => [check.iteration, check.passed])).toEqual([
+      [1, false],
+      [2, false],
+    ]);
+    // Exactly two iterations were sent, each once.
+    const inputs = await h.runtime.listInputs(started.runId);
+    expect(inputs.map((input) => input.messageId)).toEqual([
+      `seed:${started.runId}:iteration:1`,
+      `seed:${started.runId}:iteration:2`,
+    ]);
+    expect(journal.filter((event) => event.type === 'seed.finished')).toHaveLength(1);
+  });
+
+  it('seed: a check failing in iteration 1 goes back to the agent with its output, fixed in iteration 2', async () => {
+    harness = await createHarness({
+      script: [
+        bash('echo broken > state.txt'),
+        progress('state', 'met', 'wrote state.txt'),
+        { text: 'Done.' },
+        bash('echo fixed > state.txt'),
+        progress('state', 'met', 'state.txt now says fixed'),
+        { text: 'Fixed.' },
+      ],
+    });
+    const h = harness;
+    const started = await h.runtime.seeds.start({
+      seed: {
+        goal: 'Make state.txt say fixed',
+        criteria: [
+          {
+            id: 'state',
+            description: 'state.txt says fixed',
+            check: 'grep -qx fixed state.txt || { echo "state.txt says: $(cat state.txt)"; exit 1; }',
+          },
+        ],
+      },
+      cwd: h.cwd,
+    });
+    const status = await finished(h, started.runId);
+    expect(status.state).toBe('satisfied');
+    expect(status.iteration).toBe(2);
+    expect(status.criteria[0]).toMatchObject({ state: 'verified', met: true });
+    // The model's first request of iteration 2 carries the failing check and what it printed.
+    const requests = h.model.conversationRequests();
+    const second = requests.find((request) => lastUserText(request).includes('agentd ran the checks'));
+    expect(second, 'a request with the check results').toBeDefined();
+    expect(lastUserText(second!)).toContain('state.txt says: broken');
+    expect(lastUserText(second!)).toContain('iteration 2 of 3');
+    expect(requests.indexOf(second!)).toBe(3);
+  });
+
+  it('seed: a criterion without a check is met by the agent’s report, shown as claimed', async () => {
+    harness = await createHarness({
+      script: [
+        progress('notes', 'met', 'wrote the notes\nsecond line'),
+        progress('build', 'met', 'built it'),
+        { text: 'Done.' },
+      ],
+    });
+    const h = harness;
+    const started = await h.runtime.seeds.start({
+      seed: {
+        goal: 'Notes and build',
+        criteria: [
+          { id: 'notes', description: 'the notes are written' },
+          { id: 'build', description: 'it builds', check: 'exit 0' },
+        ],
+      },
+      cwd: h.cwd,
+    });
+    const status = await finished(h, started.runId);
+    expect(status.state).toBe('satisfied');
+    expect(status.criteria.map((criterion) => [criterion.id, criterion.state])).toEqual([
+      ['notes', 'claimed'],
+      ['build', 'verified'],
+    ]);
+    expect(status.reason).toBe('all 2 criteria met: 1 verified by their checks, 1 claimed by the agent');
+  });
+});
+
+describe('seeds: durable runs', () => {
+  it('seed: the worker SIGKILLed mid-turn; resume continues the run with its criteria', async () => {
+    harness = await createHarness({
+      script: [
+        progress('first', 'met', 'first is done'),
+        { text: 'slow', delayMs: 60_000 },
+        progress('second', 'met', 'second is done'),
+        { text: 'Done.' },
+      ],
+    });
+    const h = harness;
+    const started = await h.runtime.seeds.start({
+      seed: {
+        goal: 'Two things',
+        criteria: [
+          { id: 'first', description: 'the first thing', check: 'true' },
+          { id: 'second', description: 'the second thing' },
+        ],
+      },
+      cwd: h.cwd,
+    });
+    const runId = started.runId;
+    await waitFor(() => h.model.conversationRequests().length >= 2, { what: 'the slow request' });
+    const live = await h.runtime.liveExecution(runId);
+    expect(live?.pid).toBeTypeOf('number');
+    killGroup(live!.pid!);
+    const interrupted = await waitFor(
+      async () => {
+        const status = await h.runtime.seeds.status(runId);
+        return status.state === 'interrupted' ? status : null;
+      },
+      { what: 'the run to be interrupted' },
+    );
+    expect(interrupted.reason).toContain(`agentd seed resume ${runId}`);
+    expect(interrupted.criteria[0]?.reported).toMatchObject({ state: 'met', evidence: 'first is done' });
+
+    await h.runtime.seeds.resume(runId);
+    const status = await finished(h, runId);
+    expect(status.state).toBe('satisfied');
+    expect(status.criteria.map((criterion) => [criterion.id, criterion.state])).toEqual([
+      ['first', 'verified'],
+      ['second', 'claimed'],
+    ]);
+    const inputs = await h.runtime.listInputs(runId);
+    expect(inputs.map((input) => [input.messageId, input.state])).toEqual([
+      [`seed:${runId}:iteration:1`, 'delivered'],
+      [`seed:${runId}:iteration:1:continue:1`, 'delivered'],
+    ]);
+    expect(timesSent(h.model, 'was cut short')).toBe(1);
   });
 });
