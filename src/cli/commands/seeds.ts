@@ -94,7 +94,7 @@ async function watch(
   const status = await runtime.seeds.status(runId);
   if (options.json)
     context.stdout.write(`${JSON.stringify({ type: 'seed.result', ...resultJson(status) })}\n`);
-  else context.stdout.write(`${display ? '\n' : ''}${resultText(status)}`);
+  else context.stdout.write(`\n${resultText(status)}`);
   return seedExitCode(status.state);
 }
 
