@@ -141,10 +141,10 @@ describe('cli: seed run', () => {
     const types = lines.map((line) => line.type);
     expect(types).toContain('seed.started');
     expect(types).toContain('seed.criterion');
-    expect(lines.find((line) => line.type === 'seed.check')?.data).toMatchObject({
-      passed: false,
-      exitCode: 1,
-    });
+    // grep exits 2 on a file that does not exist; agentd kept what it printed.
+    const check = lines.find((line) => line.type === 'seed.check')?.data;
+    expect(check).toMatchObject({ passed: false, exitCode: 2, expected: 0 });
+    expect(check?.outputTail).toContain('answer.txt');
     const last = lines.at(-1)!;
     expect(last).toMatchObject({ type: 'seed.result', state: 'unsatisfied', iterations: 1 });
     expect((last.criteria as Array<Record<string, unknown>>)[0]).toMatchObject({
