@@ -48,7 +48,10 @@ export class Seeds {
   /** Creates the run's session, journals the seed and its first iteration, and starts its worker. */
   async start(options: StartSeedOptions): Promise<SeedRunStatus> {
     const seed = validateSeed(options.seed);
-    if (!isAbsolute(options.cwd)) throw new InvalidInputError(`cwd ${options.cwd} is not an absolute path`);
+    if (!options.cwd || !isAbsolute(options.cwd))
+      throw new InvalidInputError(`cwd: expected an absolute directory, got "${options.cwd}"`, {
+        field: 'cwd',
+      });
     const { session, created } = await this.runtime.createSession({
       cwd: options.cwd,
       ...(seed.role ? { role: seed.role } : {}),

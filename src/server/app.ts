@@ -18,6 +18,7 @@ import { registerOpenApiRoute } from './http/openapi.js';
 import { registerProviderRoutes } from './http/providers.js';
 import { registerRoleRoutes } from './http/roles.js';
 import type { ModelMode } from './http/schemas.js';
+import { registerSeedRoutes } from './http/seeds.js';
 import { registerSessionRoutes } from './http/sessions.js';
 import { registerSkillRoutes } from './http/skills.js';
 import { ServerMetrics } from './server-metrics.js';
@@ -120,6 +121,7 @@ export function createApp(options: AppOptions): Hono {
   registerChannelRoutes(app, context);
   registerGrantRoutes(app, context);
   registerBudgetRoutes(app, context);
+  registerSeedRoutes(app, context);
   options.mountA2a?.(app);
   return app;
 }

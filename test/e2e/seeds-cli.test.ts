@@ -54,7 +54,8 @@ async function seedStatus(h: Harness, runId: string): Promise<Record<string, unk
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
 
-const escapeCodes = /\u001b\[/;
+/** The terminal's escape character: a display that redraws in place writes it, plain output never. */
+const esc = String.fromCharCode(27);
 
 describe('cli: seed files', () => {
   it('seed run: a bad seed file names the field and the line, exits 2 and starts nothing', async () => {
@@ -107,7 +108,7 @@ describe('cli: seed run', () => {
       90_000,
     );
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).not.toMatch(escapeCodes);
+    expect(result.stdout).not.toContain(esc);
     const runId = /^run (\S+)$/m.exec(result.stdout)?.[1];
     expect(runId).toBeDefined();
     expect(result.stdout).toContain('iteration 1');
@@ -263,8 +264,8 @@ describe('cli: seed run', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, screen).toBe(0);
     // Redrawn in place: back to the display's first line, cleared below, drawn again.
-    expect(screen).toContain('\u001b[J');
-    expect(screen).toMatch(/\u001b\[\d+F\u001b\[J/);
+    expect(screen).toContain(`${esc}[J`);
+    expect(screen).toMatch(new RegExp(`${esc}\\[\\d+F${esc}\\[J`));
     expect(screen).toMatch(/✓ answer +verified +wrote answer\.txt/);
     expect(screen).toMatch(/tool: Bash/);
     expect(screen).toMatch(/iteration 1\/3/);
