@@ -2,6 +2,8 @@
  * Seed runs through the runtime: the real SDK and `claude` against the scripted model, agentd
  * running each criterion's check itself after the agent's turn.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptTurn } from '../../src/testing/index.js';
 import {
@@ -176,7 +178,93 @@ describe('seeds: the agent’s word is not proof', () => {
   });
 });
 
+describe('seeds: prompts and tools', () => {
+  it('seed: the system prompt holds the role, the constraints and how to report; the task the goal and numbered criteria', async () => {
+    harness = await createHarness({ script: [progress('one', 'met', 'done'), { text: 'Done.' }] });
+    const h = harness;
+    await h.runtime.roles.create({ name: 'reviewer', systemPrompt: 'You are a careful reviewer.' });
+    const started = await h.runtime.seeds.start({
+      seed: {
+        goal: 'Review the change',
+        criteria: [
+          { id: 'one', description: 'the first point' },
+          { id: 'two', description: 'the second point', check: 'true' },
+        ],
+        constraints: ['Never push to main.'],
+        role: 'reviewer',
+      },
+      cwd: h.cwd,
+    });
+    const status = await finished(h, started.runId);
+    expect(status.state).toBe('satisfied');
+    const [first] = h.model.conversationRequests();
+    const system = JSON.stringify(first?.body?.system);
+    expect(system).toContain('You are a careful reviewer.');
+    expect(system).toContain('Never push to main.');
+    expect(system).toContain('mcp__agentd__report_progress');
+    expect(first?.body?.tools?.map((tool) => tool.name)).toEqual(expect.arrayContaining(['Bash', 'Read']));
+    const task = lastUserText(first!);
+    expect(task).toContain('Goal: Review the change');
+    expect(task).toContain('1. [one] the first point');
+    expect(task).toContain('2. [two] the second point (agentd checks: `true`)');
+    // claude lists the in-process tool among the session's tools (it may defer MCP tools behind ToolSearch).
+    const journalled = await readJournal(h.runtime, started.runId);
+    const sessionStarted = journalled.find((event) => event.type === 'session.started');
+    expect(dataOf(sessionStarted!).tools).toContain('mcp__agentd__report_progress');
+    // The agent's call is journaled twice over: as its tool call, and as agentd's seed.criterion.
+    const journal = await readJournal(h.runtime, started.runId);
+    expect(
+      journal.some(
+        (event) => event.type === 'agent.tool_call' && dataOf(event).name === 'mcp__agentd__report_progress',
+      ),
+    ).toBe(true);
+    expect(journal.filter((event) => event.type === 'seed.criterion').map(dataOf)).toEqual([
+      { criterionId: 'one', state: 'met', evidence: 'done' },
+    ]);
+  });
+});
+
 describe('seeds: durable runs', () => {
+  it('seed: a check cut short by a stop runs again on resume; the agent is not asked again', async () => {
+    harness = await createHarness({ script: [progress('slow', 'met', 'ready'), { text: 'Done.' }] });
+    const h = harness;
+    const log = join(h.cwd, 'runs.log');
+    const started = await h.runtime.seeds.start({
+      seed: {
+        goal: 'A slow check',
+        criteria: [
+          {
+            id: 'slow',
+            description: 'passes on its second run',
+            check: 'echo run >> runs.log; [ "$(wc -l < runs.log)" -ge 2 ] || sleep 60',
+          },
+        ],
+      },
+      cwd: h.cwd,
+    });
+    const runId = started.runId;
+    await waitFor(() => existsSync(log), { what: 'the check to start' });
+    await h.runtime.seeds.stop(runId);
+    const interrupted = await waitFor(
+      async () => {
+        const status = await h.runtime.seeds.status(runId);
+        return status.state === 'interrupted' ? status : null;
+      },
+      { what: 'the run to be interrupted' },
+    );
+    expect(interrupted.criteria[0]).toMatchObject({ state: 'claimed', met: false, lastCheck: null });
+    const journal = await readJournal(h.runtime, runId);
+    expect(journal.filter((event) => event.type === 'seed.check')).toHaveLength(0);
+
+    await h.runtime.seeds.resume(runId);
+    const status = await finished(h, runId);
+    expect(status.state).toBe('satisfied');
+    expect(readFileSync(log, 'utf8')).toBe('run\nrun\n');
+    const checks = (await readJournal(h.runtime, runId)).filter((event) => event.type === 'seed.check');
+    expect(checks.map(dataOf).map((check) => [check.iteration, check.passed])).toEqual([[1, true]]);
+    expect(h.model.conversationRequests()).toHaveLength(2);
+  });
+
   it('seed: the worker SIGKILLed mid-turn; resume continues the run with its criteria', async () => {
     harness = await createHarness({
       script: [
