@@ -6,6 +6,7 @@ import { progressTool } from './progress-tool.js';
 import { continuePrompt, retryPrompt, taskPrompt } from './prompts.js';
 import { checkEnv, runCheck } from './run-check.js';
 import { iterationMessageId, readSeedRun } from './seed-journal.js';
+import { plural } from './seed-lines.js';
 import { defaultCheckTimeoutSeconds } from './seed-schema.js';
 import type { SeedRunView } from './seed-view.js';
 
@@ -157,7 +158,7 @@ export class SeedDriver {
       await this.finish(
         view,
         'satisfied',
-        `all ${view.criteria.length} criteria met: ${verified} verified by their checks, ${claimed} claimed by the agent`,
+        `all ${plural(view.criteria.length, 'criterion', 'criteria')} met: ${verified} verified by their checks, ${claimed} claimed by the agent`,
       );
       return;
     }

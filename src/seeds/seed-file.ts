@@ -29,7 +29,7 @@ function issueMessage(issue: z.core.$ZodIssue): string {
     if (received === 'undefined') return 'required';
     return `expected ${article(issue.expected)}${received ? `, got ${received}` : ''}`;
   }
-  if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.join(', ')}`;
+  if (issue.code === 'unrecognized_keys') return 'unknown field';
   return issue.message.replace(/^Invalid input: /, '');
 }
 
@@ -64,7 +64,7 @@ export function parseSeed(text: string, options: { source?: string } = {}): Seed
   const issue = parsed.error.issues[0]!;
   const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
   const line = lineOf(nodeOffset(document, path as PropertyKey[]));
-  const field = fieldPath(issue.path);
+  const field = fieldPath(path);
   throw new InvalidInputError(
     `${source}${field}: ${issueMessage(issue)}${line === undefined ? '' : `, line ${line}`}`,
     { field, ...(line === undefined ? {} : { line }) },

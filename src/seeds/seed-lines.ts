@@ -16,7 +16,7 @@ export function firstLineOf(text: string, max = 100): string {
 export function seedEventLine(record: SeedRecord): string {
   switch (record.type) {
     case 'seed.started':
-      return `seed: ${firstLineOf(record.data.seed.goal)} (${record.data.seed.criteria.length} criteria)`;
+      return `seed: ${firstLineOf(record.data.seed.goal)} (${plural(record.data.seed.criteria.length, 'criterion', 'criteria')})`;
     case 'seed.iteration':
       return `iteration ${record.data.iteration}${record.data.failing.length ? ` (again: ${record.data.failing.join(', ')})` : ''}`;
     case 'seed.criterion':
@@ -29,4 +29,8 @@ export function seedEventLine(record: SeedRecord): string {
     case 'seed.finished':
       return `seed ${record.data.outcome}: ${record.data.reason}`;
   }
+}
+
+export function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
 }

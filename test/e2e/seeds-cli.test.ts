@@ -114,7 +114,7 @@ describe('cli: seed run', () => {
     expect(result.stdout).toContain('iteration 1');
     expect(result.stdout).toContain('criterion answer: agent reports met (wrote answer.txt)');
     expect(result.stdout).toContain('check answer: passed (exit 0, expected 0)');
-    expect(result.stdout).toContain('seed satisfied: all 1 criteria met: 1 verified by their checks');
+    expect(result.stdout).toContain('seed satisfied: all 1 criterion met: 1 verified by their checks');
     expect(result.stdout).toContain('final message: All done.');
     const status = await seedStatus(h, runId!);
     expect(status).toMatchObject({ runId, state: 'satisfied', iterations: 1 });
@@ -187,7 +187,7 @@ describe('cli: seed run', () => {
     );
     expect((status.criteria as Array<Record<string, unknown>>)[0]).toMatchObject({ state: 'verified' });
     const human = await runCli(['seed', 'status', runId, '--data-dir', h.dataDir], h.env);
-    expect(human.stdout).toContain('seed satisfied: all 1 criteria met');
+    expect(human.stdout).toContain('seed satisfied: all 1 criterion met');
     expect(human.stdout).toContain('check: grep -qx 42 answer.txt (exit 0, expected 0, iteration 1)');
   });
 

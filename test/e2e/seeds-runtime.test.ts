@@ -178,6 +178,28 @@ describe('seeds: the agent’s word is not proof', () => {
   });
 });
 
+describe('seeds: limits', () => {
+  it('seed: a run that reaches its budgetUsd with a criterion unmet ends budget_exceeded, sending no more iterations', async () => {
+    harness = await createHarness({ script: [progress('file', 'met', 'surely'), { text: 'Done.' }] });
+    const h = harness;
+    const started = await h.runtime.seeds.start({
+      seed: {
+        goal: 'Create never.txt',
+        criteria: [{ id: 'file', description: 'never.txt exists', check: 'test -f never.txt' }],
+        budgetUsd: 0.000001,
+      },
+      cwd: h.cwd,
+    });
+    const status = await finished(h, started.runId);
+    expect(status.state).toBe('budget_exceeded');
+    expect(status.costUsd).toBeGreaterThan(0.000001);
+    expect(status.reason).toMatch(/^spent \$[\d.]+ of \$0.000001 with file not met$/);
+    expect((await h.runtime.listInputs(started.runId)).map((input) => input.messageId)).toEqual([
+      `seed:${started.runId}:iteration:1`,
+    ]);
+  });
+});
+
 describe('seeds: prompts and tools', () => {
   it('seed: the system prompt holds the role, the constraints and how to report; the task the goal and numbered criteria', async () => {
     harness = await createHarness({ script: [progress('one', 'met', 'done'), { text: 'Done.' }] });
