@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HostTool } from '../backends/agent-backend.js';
 import type { JournalEvent, SeedOutcome } from '../journal/journal-event.js';
+import { readJournal } from '../journal/read-journal.js';
 import type { Store } from '../store/store.js';
 import { progressTool } from './progress-tool.js';
 import { continuePrompt, retryPrompt, taskPrompt } from './prompts.js';
@@ -40,6 +41,9 @@ export class SeedDriver {
 
   /** The driver of the session's seed run, or null when the session runs no seed. */
   static async open(options: SeedDriverOptions): Promise<SeedDriver | null> {
+    // A seed run's first event is its seed (runtime.seeds.start): any other session is known by one read.
+    const [first] = await readJournal(options.store, options.sessionId, { limit: 1 });
+    if (first?.type !== 'seed.started') return null;
     const view = await readSeedRun(options.store, options.sessionId);
     return view ? new SeedDriver(options, view) : null;
   }

@@ -167,6 +167,19 @@ export function registerSeedCommands(program: Command, context: CliContext): voi
       });
     });
 
+  addRuntimeOptions(
+    seed
+      .command('stop')
+      .description("stop a run's worker: the run is interrupted, and resumable")
+      .argument('<run>', 'run id'),
+  ).action(async (runId: string, flags: DataDirFlags) => {
+    await withRuntime(flags, context, async (runtime) => {
+      const status = await runtime.seeds.stop(runId);
+      if (flags.json) printJson(context, resultJson(status));
+      else context.stdout.write(`${runId} ${status.live ? 'stopping' : status.state}\n`);
+    });
+  });
+
   addRuntimeOptions(seed.command('list').description('seed runs, newest first')).action(
     async (flags: DataDirFlags) => {
       await withRuntime(flags, context, async (runtime) => {
