@@ -1,3 +1,4 @@
+import type { ZodRawShape } from 'zod';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { AgentdError } from '../errors/agentd-error.js';
 import type { AgentEvent } from './agent-event.js';
@@ -29,7 +30,21 @@ export type PermissionDecision =
 
 export type PermissionHandler = (request: PermissionRequest) => Promise<PermissionDecision>;
 
+/**
+ * A tool agentd itself offers the agent, run in the worker's process (the Claude backend serves
+ * these as the in-process MCP server `agentd`: the agent sees `mcp__agentd__NAME`).
+ */
+export interface HostTool {
+  name: string;
+  description: string;
+  /** The input's fields, as a zod shape. */
+  input: ZodRawShape;
+  run(input: Record<string, unknown>): Promise<{ text: string; isError?: boolean }>;
+}
+
 export interface StartSessionOptions {
+  /** Tools of agentd's own for the agent. @default none */
+  hostTools?: HostTool[];
   config: ClaudeConfig;
   /** User messages, taken one turn at a time; the session ends when this ends. */
   inputs: AsyncIterable<UserInput>;

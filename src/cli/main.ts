@@ -11,6 +11,7 @@ import { registerPrincipalCommands } from './commands/principals.js';
 import { registerProviderCommands } from './commands/providers.js';
 import { registerRoleCommands } from './commands/roles.js';
 import { registerRun } from './commands/run.js';
+import { registerSeedCommands } from './commands/seeds.js';
 import { registerServe } from './commands/serve.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import { registerSkillCommands } from './commands/skills.js';
@@ -43,6 +44,7 @@ export function buildProgram(context: CliContext): Command {
   registerPrincipalCommands(program, context);
   registerBudgetCommands(program, context);
   registerPeerCommands(program, context);
+  registerSeedCommands(program, context);
   overrideExits(program);
   return program;
 }

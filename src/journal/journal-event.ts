@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../backends/agent-event.js';
+import type { Seed } from '../seeds/seed-schema.js';
 import type { InteractionRecord, NewEvent } from '../store/store.js';
 
 /** The sender of a peer message, as the receiving session records it. */
@@ -53,7 +54,37 @@ export type RuntimeEvent =
       target: string;
       limitUsd: number;
       spentUsd: number;
-    };
+    }
+  | SeedEvent;
+
+/** What the agent says of a criterion through its `report_progress` tool. */
+export type ReportedState = 'in_progress' | 'met' | 'blocked';
+/** How a seed run ends (`interrupted` stays resumable). */
+export type SeedOutcome = 'satisfied' | 'unsatisfied' | 'budget_exceeded' | 'interrupted' | 'failed';
+
+/** A seed run's events (src/seeds): the seed, the agent's reports, agentd's checks, iterations, the end. */
+export type SeedEvent =
+  /** The session runs this seed; the first event of a seed run. */
+  | { type: 'seed.started'; seed: Seed; cwd: string }
+  /** Iteration `iteration` starts with the input whose message id is `messageId`. */
+  | { type: 'seed.iteration'; iteration: number; messageId: string; failing: string[] }
+  /** The agent reported a criterion (report_progress); never makes a checked criterion met. */
+  | { type: 'seed.criterion'; criterionId: string; state: ReportedState; evidence: string }
+  /** agentd ran a criterion's check after iteration `iteration`'s turn. */
+  | {
+      type: 'seed.check';
+      criterionId: string;
+      iteration: number;
+      command: string;
+      exitCode: number | null;
+      expected: number;
+      passed: boolean;
+      timedOut: boolean;
+      /** The output's end (stdout and stderr as they came), at most a few KiB. */
+      outputTail: string;
+      durationMs: number;
+    }
+  | { type: 'seed.finished'; outcome: SeedOutcome; reason: string; iterations: number };
 
 /** Everything a session's journal holds: the backend's events and agentd's own. */
 export type JournalEvent = AgentEvent | RuntimeEvent;

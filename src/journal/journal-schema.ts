@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentErrorInfo, ErrorCode, ModelUsage, TokenUsage } from '../backends/agent-event.js';
+import { seedSchema } from '../seeds/seed-schema.js';
 import { type InteractionRecord, interactionKinds, interactionStates } from '../store/store.js';
 import type { JournalData, JournalEventType } from './journal-event.js';
 
@@ -152,6 +153,33 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     target: z.string(),
     limitUsd: z.number(),
     spentUsd: z.number(),
+  }),
+  'seed.started': z.looseObject({ seed: seedSchema, cwd: z.string() }),
+  'seed.iteration': z.looseObject({
+    iteration: z.number(),
+    messageId: z.string(),
+    failing: z.array(z.string()),
+  }),
+  'seed.criterion': z.looseObject({
+    criterionId: z.string(),
+    state: z.enum(['in_progress', 'met', 'blocked']),
+    evidence: z.string(),
+  }),
+  'seed.check': z.looseObject({
+    criterionId: z.string(),
+    iteration: z.number(),
+    command: z.string(),
+    exitCode: z.number().nullable(),
+    expected: z.number(),
+    passed: z.boolean(),
+    timedOut: z.boolean(),
+    outputTail: z.string(),
+    durationMs: z.number(),
+  }),
+  'seed.finished': z.looseObject({
+    outcome: z.enum(['satisfied', 'unsatisfied', 'budget_exceeded', 'interrupted', 'failed']),
+    reason: z.string(),
+    iterations: z.number(),
   }),
 };
 

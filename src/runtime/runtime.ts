@@ -44,7 +44,8 @@ import {
   type RuntimeContext,
 } from './runtime-context.js';
 import { RuntimeSkills } from './runtime-skills.js';
-import { launchOf } from './session-config.js';
+import { Seeds } from './seeds.js';
+import { type LaunchAddendum, launchOf } from './session-config.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
 
@@ -103,6 +104,8 @@ export interface CreateSessionOptions extends ActorOptions {
   config?: Partial<ClaudeConfig>;
   /** Take messages from other sessions (`runtime.peers.send`). @default false */
   acceptPeers?: boolean;
+  /** Added after the role's surface: system prompt text and allowed tools (a seed run's). */
+  addendum?: LaunchAddendum;
   title?: string;
   /** W3C trace context of the request; the first turn's span continues that trace. */
   traceparent?: string;
@@ -194,6 +197,8 @@ export class Runtime {
   readonly budgets: Budgets;
   /** Messages between sessions. */
   readonly peers: Peers;
+  /** Goals with acceptance criteria, verified by agentd. */
+  readonly seeds: Seeds;
   private readonly access: Access;
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
@@ -234,6 +239,7 @@ export class Runtime {
     this.grants = new Grants(context, this.access);
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
     this.peers = new Peers(this, context, this.access, options.peers);
+    this.seeds = new Seeds(this);
   }
 
   /**

@@ -12,6 +12,13 @@ export interface LaunchOptions {
   offline?: boolean;
   /** The role version the session runs under: its surface over the base config (null fields keep the base's). */
   role?: RoleSurface & Pick<RoleMeta, 'turnBudgetUsd'>;
+  /** What the caller adds over the role (a seed run): system prompt text after the role's, tools allowed besides. */
+  addendum?: LaunchAddendum;
+}
+
+export interface LaunchAddendum {
+  systemPrompt?: string;
+  allowedTools?: string[];
 }
 
 /** What a fresh data dir's default role is: the runtime's own configuration, no skills. */
@@ -52,12 +59,29 @@ export function launchOf(base: ClaudeConfig, options: LaunchOptions): Launch {
   };
   const role = options.role;
   if (role) applyRole(config, role);
+  if (options.addendum) applyAddendum(config, options.addendum);
   if (options.model) config.model = options.model;
   if (options.permissionMode) config.permissionMode = options.permissionMode;
   const cwd = resolve(options.cwd ?? config.cwd ?? process.cwd());
   config.cwd = cwd;
   const provider = options.offline ? 'offline' : (role?.provider ?? 'env');
   return { config, cwd, stored: storableConfig(config), provider };
+}
+
+/** Appended after the role's prompt and tools: the role's surface stays, the addendum comes on top. */
+function applyAddendum(config: ClaudeConfig, addendum: LaunchAddendum): void {
+  if (addendum.systemPrompt) {
+    const current = config.systemPrompt;
+    config.systemPrompt =
+      typeof current === 'string'
+        ? `${current}\n\n${addendum.systemPrompt}`
+        : {
+            preset: 'claude_code',
+            append: [current?.append, addendum.systemPrompt].filter(Boolean).join('\n\n'),
+          };
+  }
+  if (addendum.allowedTools)
+    config.allowedTools = [...new Set([...(config.allowedTools ?? []), ...addendum.allowedTools])];
 }
 
 /** A role's surface over the config: what it sets wins, what it leaves null keeps the base's. */

@@ -19,6 +19,7 @@ import { registerPeerRoutes } from './http/peers.js';
 import { registerProviderRoutes } from './http/providers.js';
 import { registerRoleRoutes } from './http/roles.js';
 import type { ModelMode } from './http/schemas.js';
+import { registerSeedRoutes } from './http/seeds.js';
 import { registerSessionRoutes } from './http/sessions.js';
 import { registerSkillRoutes } from './http/skills.js';
 import { ServerMetrics } from './server-metrics.js';
@@ -122,6 +123,7 @@ export function createApp(options: AppOptions): Hono {
   registerGrantRoutes(app, context);
   registerBudgetRoutes(app, context);
   registerPeerRoutes(app, context);
+  registerSeedRoutes(app, context);
   options.mountA2a?.(app);
   return app;
 }

@@ -22,6 +22,8 @@ export interface InputFeedOptions {
   stop: (reason: string) => void;
   /** A turn starts on this input; `traced` false for a turn agentd made itself. */
   onTurnStart?: (inputId: string, options: { traced: boolean }) => Promise<void>;
+  /** Once before the first input and after every turn, once it has settled (a seed run's checks). */
+  afterTurn?: () => Promise<void>;
 }
 
 /**
@@ -55,7 +57,7 @@ export class InputFeed {
       await this.options.onTurnStart?.(id, { traced: false });
       yield { id, text: '', continueDeferred: true };
       await this.endTurn();
-    }
+    } else await this.options.afterTurn?.();
     while (!this.options.stopping()) {
       const [next] = await store.listInputs(sessionId, { states: ['accepted'] });
       if (next && (await this.overBudget())) {
@@ -105,6 +107,8 @@ export class InputFeed {
     this.active = false;
     this.touch();
     await this.options.journal.settle();
+    await this.options.afterTurn?.();
+    this.touch();
   }
 
   /**

@@ -3,6 +3,7 @@ import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { AgentdError, LeaseLostError } from '../errors/index.js';
 import { processStartTime } from '../journal/process-identity.js';
+import { SeedDriver } from '../seeds/seed-driver.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
@@ -63,6 +64,8 @@ export class Worker {
   private readonly interactions: InteractionBridge;
   private recovery: Recovery | undefined;
   private tracing: TurnTracing | undefined;
+  /** The verification loop, when the session runs a seed. */
+  private seed: SeedDriver | null = null;
 
   constructor(private readonly options: WorkerOptions) {
     const { store, sessionId, executionId } = options;
@@ -113,6 +116,7 @@ export class Worker {
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
       onTurnStart: async (inputId, turn) => this.tracing?.startTurn(inputId, turn),
+      afterTurn: async () => this.seed?.afterTurn(),
     });
   }
 
@@ -165,9 +169,19 @@ export class Worker {
       });
     }
     const deferred = resume ? await this.recovery.continueInterruptedToolUses(resume) : [];
+    this.seed = await SeedDriver.open({
+      store,
+      sessionId,
+      append: (events) => this.journal.append(events),
+      env: process.env,
+      stopping: () => this.control.stopReason,
+      stop: (reason) => this.control.stop(reason),
+      log: (line) => this.log(line),
+    });
     const session = this.options.backend.startSession({
       config: { ...config, ...(resume ? { resume } : {}), env: { ...config.env, ...this.options.env } },
       inputs: this.feed.inputs(deferred.length > 0),
+      ...(this.seed ? { hostTools: this.seed.hostTools() } : {}),
       canUseTool: (request) => this.interactions.request(request),
       resumeDeferredTool: (toolUseId, signal) => this.interactions.resumeDeferred(toolUseId, signal),
       sessionStore: toSdkSessionStore(store),

@@ -1,7 +1,12 @@
 import type { Options, Query, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { ClaudeConfig } from '../../config/claude-config.js';
 import { AsyncQueue } from '../../util/async-queue.js';
-import { type AgentSession, AgentStartError, type StartSessionOptions } from '../agent-backend.js';
+import {
+  type AgentSession,
+  AgentStartError,
+  type HostTool,
+  type StartSessionOptions,
+} from '../agent-backend.js';
 import type { AgentErrorInfo, AgentEvent } from '../agent-event.js';
 import { errorInfo } from './classify.js';
 import { claudeSpawner } from './claude-process.js';
@@ -198,13 +203,16 @@ export class ClaudeSession implements AgentSession, TurnHost {
     extra.spawnClaudeCodeProcess = claudeSpawner(target);
     const config = this.nativeSessionId ? { ...this.config, resume: this.nativeSessionId } : this.config;
     const options = buildSdkOptions(config, extra);
+    if (this.options.hostTools?.length) await addHostTools(options, this.options.hostTools);
     this.prompts = new AsyncQueue<SDKUserMessage>();
     // Only the first query of a session can use a process started before it.
     const key = startKey(
       { config, sessionStore: this.options.sessionStore },
       { canUseTool: Boolean(callbacks.canUseTool), hooks: Boolean(callbacks.hooks) },
     );
-    const early = this.early?.claim(key, target);
+    // A process started early has no host tools: it is not taken then.
+    if (this.options.hostTools?.length) this.early?.close();
+    const early = this.options.hostTools?.length ? undefined : this.early?.claim(key, target);
     this.early = undefined;
     const warm = early ? await early.catch(() => undefined) : undefined;
     if (warm) this.query = warm.query(this.prompts);
@@ -215,4 +223,22 @@ export class ClaudeSession implements AgentSession, TurnHost {
     this.iterator = this.query[Symbol.asyncIterator]();
     return this.iterator;
   }
+}
+
+/** agentd's own tools, as the in-process MCP server `agentd` beside the config's servers. */
+async function addHostTools(options: Options, tools: HostTool[]): Promise<void> {
+  const sdk = await loadSdk();
+  const server = sdk.createSdkMcpServer({
+    name: 'agentd',
+    tools: tools.map((each) =>
+      sdk.tool(each.name, each.description, each.input, async (input) => {
+        const result = await each.run(input as Record<string, unknown>);
+        return {
+          content: [{ type: 'text', text: result.text }],
+          ...(result.isError ? { isError: true } : {}),
+        };
+      }),
+    ),
+  });
+  options.mcpServers = { ...options.mcpServers, agentd: server };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { eventOf, type JournalRecord } from '../../journal/journal-event.js';
+import { seedEventLine } from '../../seeds/seed-lines.js';
 import type { CliContext } from '../context.js';
 import { parseNonNegativeNumber } from '../options.js';
 import { HumanRenderer } from '../render.js';
@@ -41,6 +42,13 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: C
     }
     case 'peer.sent':
       context.stdout.write(`[${record.cursor}] ${record.type} (to session ${record.data.to})\n`);
+      return;
+    case 'seed.started':
+    case 'seed.iteration':
+    case 'seed.criterion':
+    case 'seed.check':
+    case 'seed.finished':
+      context.stdout.write(`[${record.cursor}] ${seedEventLine(record)}\n`);
       return;
     case 'interaction.answered':
     case 'execution.started':

@@ -74,6 +74,11 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
     case 'session.archived':
     case 'budget.exceeded':
     case 'peer.sent':
+    case 'seed.started':
+    case 'seed.iteration':
+    case 'seed.criterion':
+    case 'seed.check':
+    case 'seed.finished':
       return;
     default:
       renderer.render(eventOf(record));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { version } from '../../version.js';
 import { errors, type Operation, type Schema } from './openapi-operation.js';
 import { orgOperations } from './openapi-org-operations.js';
+import { seedOperations } from './openapi-seed-operations.js';
 import { messageResultSchema } from './org-schemas.js';
 import {
   answerBodySchema,
@@ -316,7 +317,7 @@ export function openApiDocument(): Record<string, unknown> {
     ]),
   );
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...operations, ...orgOperations]) {
+  for (const operation of [...operations, ...orgOperations, ...seedOperations]) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method] = operationObject(operation);
   }
