@@ -41,6 +41,7 @@ import {
   type RuntimeContext,
 } from './runtime-context.js';
 import { RuntimeSkills } from './runtime-skills.js';
+import { type OverviewOptions, type SessionOverview, sessionOverview } from './session-overview.js';
 import { launchOf } from './session-config.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
@@ -513,6 +514,12 @@ export class Runtime {
     options: { state?: SessionState; limit?: number; organization?: string; role?: string } = {},
   ): Promise<SessionRecord[]> {
     return this.store.listSessions(options);
+  }
+
+  /** Sessions with what each needs now (pending interactions, a busy or idle worker, how it ended): an inbox. */
+  async overview(options: OverviewOptions = {}): Promise<SessionOverview[]> {
+    await this.supervisor.reconcile();
+    return sessionOverview(this.store, options);
   }
 
   async listExecutions(sessionId: string): Promise<ExecutionRecord[]> {
