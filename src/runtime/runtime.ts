@@ -41,8 +41,8 @@ import {
   type RuntimeContext,
 } from './runtime-context.js';
 import { RuntimeSkills } from './runtime-skills.js';
-import { type OverviewOptions, type SessionOverview, sessionOverview } from './session-overview.js';
 import { launchOf } from './session-config.js';
+import { type OverviewOptions, type SessionOverview, sessionOverview } from './session-overview.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
 
@@ -425,14 +425,25 @@ export class Runtime {
   }
 
   /** Answers a pending interaction once; a second answer is a `conflict`. */
-  async answer(interactionId: string, answer: Answer): Promise<InteractionRecord> {
+  async answer(
+    interactionId: string,
+    answer: Answer,
+    options: ActorOptions = {},
+  ): Promise<InteractionRecord> {
     const interaction = await this.store.getInteraction(interactionId);
     if (!interaction) throw new NotFoundError(`interaction ${interactionId} not found`);
     const stored = validateAnswer(interaction, answer);
     const answered = await this.store.answerInteraction(interactionId, stored, Date.now());
     await this.store.appendEvents(
       answered.sessionId,
-      [journalEntry({ type: 'interaction.answered', interactionId, answer: stored })],
+      [
+        journalEntry({
+          type: 'interaction.answered',
+          interactionId,
+          answer: stored,
+          ...(options.actor ? { answeredBy: options.actor } : {}),
+        }),
+      ],
       { now: Date.now() },
     );
     const live = await this.liveExecution(answered.sessionId);

@@ -37,7 +37,10 @@ const busyStates = new Set<string>(['starting', 'running', 'stopping']);
  * idle one, how its last execution ended, and archived sessions last. Read from the store after the
  * caller reconciled dead workers.
  */
-export async function sessionOverview(store: Store, options: OverviewOptions = {}): Promise<SessionOverview[]> {
+export async function sessionOverview(
+  store: Store,
+  options: OverviewOptions = {},
+): Promise<SessionOverview[]> {
   const sessions = await store.listSessions({
     ...(options.state ? { state: options.state } : {}),
     limit: options.limit ?? 200,
@@ -50,17 +53,21 @@ export async function sessionOverview(store: Store, options: OverviewOptions = {
       const executions = await store.listExecutions(session.id);
       const live = executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null;
       const lastExecution = executions.reduce<ExecutionRecord | null>(
-        (newest, execution) => (newest === null || execution.createdAt >= newest.createdAt ? execution : newest),
+        (newest, execution) =>
+          newest === null || execution.createdAt >= newest.createdAt ? execution : newest,
         null,
       );
       const lastCursor = await store.lastCursor(session.id);
-      const [lastEvent] = lastCursor > 0 ? await store.readEvents(session.id, { after: lastCursor - 1, limit: 1 }) : [];
+      const [lastEvent] =
+        lastCursor > 0 ? await store.readEvents(session.id, { after: lastCursor - 1, limit: 1 }) : [];
       const pendingInteractions = pending.get(session.id) ?? 0;
       const initialPrompt = session.config.initialPrompt;
       return {
         session,
         attention: attentionOf(session, live, lastExecution, pendingInteractions),
-        title: session.title ?? (typeof initialPrompt === 'string' ? initialPrompt : await firstInputText(store, session.id)),
+        title:
+          session.title ??
+          (typeof initialPrompt === 'string' ? initialPrompt : await firstInputText(store, session.id)),
         live,
         lastExecution,
         pendingInteractions,

@@ -53,7 +53,10 @@ export function registerDashboardRoutes(app: Hono, options: DashboardRoutesOptio
   const dir = options.dir === undefined ? findDashboardDir() : options.dir;
   if (dir === null) {
     app.get('/', (c) =>
-      c.text('agentd: the dashboard is not built here (run `npm run build`); the HTTP API is under /v1\n', 404),
+      c.text(
+        'agentd: the dashboard is not built here (run `npm run build`); the HTTP API is under /v1\n',
+        404,
+      ),
     );
     return;
   }
