@@ -1,4 +1,4 @@
-import { authHeaders, errorOf } from './client.js';
+import { authHeaders, errorOf, get } from './client.js';
 import type { JournalEvent } from './types.js';
 
 export type StreamState = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -78,7 +78,24 @@ export function followEvents(options: FollowOptions): Follower {
     }
   };
 
+  /** What is already journaled comes in pages (quicker than one SSE message per event). */
+  const backfill = async () => {
+    for (;;) {
+      const page = await get<{ events: JournalEvent[]; hasMore: boolean }>(
+        `/v1/sessions/${encodeURIComponent(options.sessionId)}/events?after=${cursor}&limit=1000`,
+      );
+      if (stopped) return;
+      deliver(page.events);
+      if (!page.hasMore || page.events.length === 0) return;
+    }
+  };
+
   const loop = async () => {
+    try {
+      await backfill();
+    } catch {
+      // The stream below reads from wherever the pages stopped.
+    }
     while (!stopped) {
       try {
         await connect();
