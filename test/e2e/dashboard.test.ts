@@ -119,30 +119,43 @@ describe('dashboard', () => {
     await page.close();
   });
 
-  it('an approval answered elsewhere shows who answered it and refuses a second answer', async () => {
+  it('an approval answered elsewhere shows who answered it; a second answer is refused', async () => {
     const target = join(harness.cwd, 'elsewhere.txt');
     const sessionId = await createSession(`touch ${target}`);
-    const page = await harness.open(`/#/sessions/${sessionId}`);
-    const card = page.locator('.pending .interaction');
-    await card.waitFor({ timeout: 45_000 });
+    const live = await harness.open(`/#/sessions/${sessionId}`);
+    await live.locator('.pending .interaction').waitFor({ timeout: 45_000 });
+    // A second page whose event reads hang (a bad connection): it does not learn of the answer.
+    const stale = await harness.browser.newPage();
+    await stale.route(`**/v1/sessions/${sessionId}/events**`, () => {});
+    await stale.goto(`${harness.server.url}/#/sessions/${sessionId}`);
+    const staleCard = stale.locator('.pending .interaction');
+    await staleCard.waitFor();
     const [pending] = await interactions(sessionId);
-    // Another client (curl, a second tab) answers first.
+
+    // Another client (curl, the CLI, a colleague's tab) answers first.
     const denied = await harness.api(`/v1/interactions/${pending!.id}/answer`, {
       method: 'POST',
       json: { decision: 'deny', reason: 'done at the terminal' },
     });
     expect(denied.status).toBe(200);
 
-    await card.getByRole('button', { name: 'Approve' }).click();
-    const notice = card.locator('.answered-elsewhere');
-    await notice.waitFor();
-    expect(await notice.innerText()).toContain('Already answered');
-    expect(await notice.innerText()).toContain('by owner: denied: done at the terminal');
-    expect(await notice.innerText()).toContain('Your answer was not sent');
+    // The live page says who answered, without a reload, and offers no buttons.
+    const liveNotice = live.locator('.pending .interaction .answered-elsewhere');
+    await liveNotice.waitFor();
+    expect(await liveNotice.innerText()).toContain('Already answered by owner: denied: done at the terminal');
+    expect(await live.locator('.pending .interaction button').count()).toBe(0);
+
+    // The stale page still offers Approve; the server refuses it and the page says what won.
+    await staleCard.getByRole('button', { name: 'Approve' }).click();
+    const staleNotice = staleCard.locator('.answered-elsewhere');
+    await staleNotice.waitFor();
+    expect(await staleNotice.innerText()).toContain('by owner: denied: done at the terminal');
+    expect(await staleNotice.innerText()).toContain('409 conflict');
     const [after] = await interactions(sessionId);
     expect(after?.answer).toEqual({ decision: 'deny', reason: 'done at the terminal' });
     expect(existsSync(target)).toBe(false);
-    await page.close();
+    await stale.close();
+    await live.close();
   });
 
   it('question: AskUserQuestion shows its options; the chosen one reaches the agent', async () => {

@@ -40,7 +40,14 @@ export function SessionPage({ id }: { id: string }) {
         ),
       ]);
       setDetails(session);
-      setPending(interactions.interactions);
+      // A card that was shown stays, marked answered, so the person sees who answered it.
+      setPending((shown) => {
+        const open = new Set(interactions.interactions.map((interaction) => interaction.id));
+        const settled = shown
+          .filter((interaction) => !open.has(interaction.id))
+          .map((interaction) => ({ ...interaction, state: 'answered' as const }));
+        return [...interactions.interactions, ...settled];
+      });
       setError(null);
       return session;
     } catch (caught) {
