@@ -126,7 +126,10 @@ describe('dashboard', () => {
     await live.locator('.pending .interaction').waitFor({ timeout: 45_000 });
     // A second page whose event reads hang (a bad connection): it does not learn of the answer.
     const stale = await harness.browser.newPage();
-    await stale.route(`**/v1/sessions/${sessionId}/events**`, () => {});
+    let stuck = true;
+    await stale.route(`**/v1/sessions/${sessionId}/events**`, (route) => {
+      if (!stuck) void route.continue();
+    });
     await stale.goto(`${harness.server.url}/#/sessions/${sessionId}`);
     const staleCard = stale.locator('.pending .interaction');
     await staleCard.waitFor();
@@ -146,6 +149,8 @@ describe('dashboard', () => {
     expect(await live.locator('.pending .interaction button').count()).toBe(0);
 
     // The stale page still offers Approve; the server refuses it and the page says what won.
+    // From here the page's new reads go through (it looks up the answer that won).
+    stuck = false;
     await staleCard.getByRole('button', { name: 'Approve' }).click();
     const staleNotice = staleCard.locator('.answered-elsewhere');
     await staleNotice.waitFor();
