@@ -271,6 +271,41 @@ describe('dashboard', () => {
     await page.close();
   });
 
+  it('new session form starts a session; Stop and Resume act through the API; roles are listed', async () => {
+    const page = await harness.open('/#/new');
+    await page.getByLabel('Prompt', { exact: true }).fill('started from the form');
+    await page.getByLabel(/Working directory/).fill(harness.cwd);
+    await page.getByLabel(/Title/).fill('form session');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.waitForURL(/#\/sessions\//);
+    const sessionId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
+    await page.locator('.row-assistant .markdown', { hasText: 'echo: started from the form' }).waitFor({ timeout: 45_000 });
+    expect(await page.locator('.session-title').innerText()).toBe('form session');
+    const details = await harness.api(`/v1/sessions/${sessionId}`);
+    expect((details.json as { session: { cwd: string; title: string } }).session).toMatchObject({
+      cwd: harness.cwd,
+      title: 'form session',
+    });
+
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByTestId('session-state').getByText('no worker').waitFor({ timeout: 45_000 });
+    expect(await page.getByRole('button', { name: 'Resume' }).isEnabled()).toBe(true);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('.row-status', { hasText: 'worker started' }).nth(1).waitFor({ timeout: 45_000 });
+    const executions = await harness.api(`/v1/sessions/${sessionId}/executions`);
+    const states = (executions.json as { executions: Array<{ state: string }> }).executions.map((each) => each.state);
+    expect(states).toHaveLength(2);
+    expect(states).toContain('stopped');
+
+    await page.getByRole('link', { name: 'Roles' }).click();
+    const role = page.locator('.catalog-row', { hasText: 'default' });
+    await role.waitFor();
+    await role.getByRole('link').click();
+    await page.locator('pre.json').waitFor();
+    expect(await page.locator('pre.json').innerText()).toContain('"name": "default"');
+    await page.close();
+  });
+
   it('phone width: the inbox and a session page fit 390 px and work with the keyboard', async () => {
     const sessionId = await createSession('hello from a phone');
     const page = await harness.open(`/#/sessions/${sessionId}`, phone);
