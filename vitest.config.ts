@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/**/*.test.ts'],
     // Fails the run when a test wrote into the real home directory or the checkout.
     globalSetup: ['./test/isolation-guard.ts'],
     testTimeout: 60_000,

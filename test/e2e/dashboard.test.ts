@@ -279,7 +279,9 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Start' }).click();
     await page.waitForURL(/#\/sessions\//);
     const sessionId = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!);
-    await page.locator('.row-assistant .markdown', { hasText: 'echo: started from the form' }).waitFor({ timeout: 45_000 });
+    await page
+      .locator('.row-assistant .markdown', { hasText: 'echo: started from the form' })
+      .waitFor({ timeout: 45_000 });
     expect(await page.locator('.session-title').innerText()).toBe('form session');
     const details = await harness.api(`/v1/sessions/${sessionId}`);
     expect((details.json as { session: { cwd: string; title: string } }).session).toMatchObject({
@@ -293,7 +295,9 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.locator('.row-status', { hasText: 'worker started' }).nth(1).waitFor({ timeout: 45_000 });
     const executions = await harness.api(`/v1/sessions/${sessionId}/executions`);
-    const states = (executions.json as { executions: Array<{ state: string }> }).executions.map((each) => each.state);
+    const states = (executions.json as { executions: Array<{ state: string }> }).executions.map(
+      (each) => each.state,
+    );
     expect(states).toHaveLength(2);
     expect(states).toContain('stopped');
 
