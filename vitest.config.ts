@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'web/**/*.test.ts'],
     // Fails the run when a test wrote into the real home directory or the checkout; starts a private
     // PostgreSQL for the run when AGENTD_TEST_POSTGRES_URL is unset and PostgreSQL is installed.
     globalSetup: ['./test/isolation-guard.ts', './test/postgres-setup.ts'],

@@ -36,7 +36,13 @@ export type RuntimeEvent =
       uncertainInputIds: string[];
     }
   | { type: 'interaction.requested'; interaction: InteractionRecord }
-  | { type: 'interaction.answered'; interactionId: string; answer: Record<string, unknown> }
+  | {
+      type: 'interaction.answered';
+      interactionId: string;
+      answer: Record<string, unknown>;
+      /** The principal whose answer it was, when the edge that took it knows (HTTP: the token's). */
+      answeredBy?: string;
+    }
   | { type: 'work.settled'; executionId: string }
   /** A request for the live worker, read from the journal (works across nodes). */
   | { type: 'control.interrupt'; reason: string }

@@ -140,7 +140,11 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     uncertainInputIds: z.array(z.string()),
   }),
   'interaction.requested': z.looseObject({ interaction }),
-  'interaction.answered': z.looseObject({ interactionId: z.string(), answer: record }),
+  'interaction.answered': z.looseObject({
+    interactionId: z.string(),
+    answer: record,
+    answeredBy: z.string().optional(),
+  }),
   'work.settled': z.looseObject({ executionId: z.string() }),
   'control.interrupt': z.looseObject({ reason: z.string() }),
   'session.archived': z.looseObject({

@@ -46,6 +46,7 @@ import {
 import { RuntimeSkills } from './runtime-skills.js';
 import { Seeds } from './seeds.js';
 import { type LaunchAddendum, launchOf } from './session-config.js';
+import { type OverviewOptions, type SessionOverview, sessionOverview } from './session-overview.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
 
@@ -478,14 +479,25 @@ export class Runtime {
   }
 
   /** Answers a pending interaction once; a second answer is a `conflict`. */
-  async answer(interactionId: string, answer: Answer): Promise<InteractionRecord> {
+  async answer(
+    interactionId: string,
+    answer: Answer,
+    options: ActorOptions = {},
+  ): Promise<InteractionRecord> {
     const interaction = await this.store.getInteraction(interactionId);
     if (!interaction) throw new NotFoundError(`interaction ${interactionId} not found`);
     const stored = validateAnswer(interaction, answer);
     const answered = await this.store.answerInteraction(interactionId, stored, Date.now());
     await this.store.appendEvents(
       answered.sessionId,
-      [journalEntry({ type: 'interaction.answered', interactionId, answer: stored })],
+      [
+        journalEntry({
+          type: 'interaction.answered',
+          interactionId,
+          answer: stored,
+          ...(options.actor ? { answeredBy: options.actor } : {}),
+        }),
+      ],
       { now: Date.now() },
     );
     const live = await this.liveExecution(answered.sessionId);
@@ -567,6 +579,12 @@ export class Runtime {
     options: { state?: SessionState; limit?: number; organization?: string; role?: string } = {},
   ): Promise<SessionRecord[]> {
     return this.store.listSessions(options);
+  }
+
+  /** Sessions with what each needs now (pending interactions, a busy or idle worker, how it ended): an inbox. */
+  async overview(options: OverviewOptions = {}): Promise<SessionOverview[]> {
+    await this.supervisor.reconcile();
+    return sessionOverview(this.store, options);
   }
 
   async listExecutions(sessionId: string): Promise<ExecutionRecord[]> {

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Runtime } from '../runtime/runtime.js';
+import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { bearerAuth } from './http/auth.js';
 import { registerBudgetRoutes } from './http/budgets.js';
 import { registerChannelRoutes } from './http/channels.js';
@@ -54,6 +55,8 @@ export interface AppOptions {
    * are in place, so A2A requests get both. The agent card path stays public.
    */
   mountA2a?: (app: Hono) => void;
+  /** The built dashboard served at `/`; null serves none. @default the build's `dist/web` */
+  dashboardDir?: string | null;
 }
 
 export const defaultMaxLiveWorkers = 16;
@@ -94,6 +97,8 @@ export function createApp(options: AppOptions): Hono {
       }),
     );
   }
+  // The dashboard's own files are public (the page asks for a token); its API calls are not.
+  registerDashboardRoutes(app, options.dashboardDir === undefined ? {} : { dir: options.dashboardDir });
   app.use('*', bearerAuth({ tokens: options.tokens ?? [], principals: options.runtime.grants }));
   app.use(
     '*',

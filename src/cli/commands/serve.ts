@@ -72,6 +72,7 @@ export function registerServe(program: Command, context: CliContext): void {
       });
       const out = (line: string) => context.stdout.write(`${line}\n`);
       out(`agentd ${version} listening on ${server.url}`);
+      out(`dashboard: ${server.url}/`);
       out(`model: ${modelModeDescriptions[server.modelMode]}`);
       out(`data: ${server.dataDir}`);
       out(`store: ${server.runtime.store.kind}`);

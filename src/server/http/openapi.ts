@@ -22,10 +22,12 @@ import {
   interruptResponseSchema,
   listInteractionsQuerySchema,
   listSessionsQuerySchema,
+  overviewQuerySchema,
   readinessSchema,
   sendMessageBodySchema,
   sessionDetailsSchema,
   sessionListSchema,
+  sessionOverviewListSchema,
   sessionResponseSchema,
 } from './schemas.js';
 
@@ -60,6 +62,15 @@ const operations: Operation[] = [
     tag: 'sessions',
     query: listSessionsQuerySchema,
     responses: { 200: { description: 'sessions', schema: sessionListSchema }, ...errors(400, 401) },
+  },
+  {
+    method: 'get',
+    path: '/v1/sessions/overview',
+    summary:
+      'Sessions with what each needs now (attention), pending interactions, live and last execution, last activity: the inbox',
+    tag: 'sessions',
+    query: overviewQuerySchema,
+    responses: { 200: { description: 'overview', schema: sessionOverviewListSchema }, ...errors(400, 401) },
   },
   {
     method: 'get',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { permissionModes } from '../../config/claude-config.js';
+import { attentionStates } from '../../runtime/session-overview.js';
 import {
   deliveryStates,
   executionStates,
@@ -156,6 +157,11 @@ export const listSessionsQuerySchema = z.object({
 
 export const sessionListSchema = named('SessionList', z.object({ sessions: z.array(sessionSchema) }));
 
+export const overviewQuerySchema = z.object({
+  state: z.enum(sessionStates).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+});
+
 export const sessionDetailsSchema = named(
   'SessionDetails',
   z.object({
@@ -164,6 +170,26 @@ export const sessionDetailsSchema = named(
     inputs: z.array(inputSchema),
     live: executionSchema.nullable(),
     lastCursor: z.number().int(),
+  }),
+);
+
+export const sessionOverviewListSchema = named(
+  'SessionOverviewList',
+  z.object({
+    sessions: z.array(
+      z.object({
+        session: sessionSchema,
+        attention: z
+          .enum(attentionStates)
+          .describe('needs_you (pending interactions), working, idle, finished, failed, archived'),
+        title: z.string().nullable().describe('the title, else the first prompt'),
+        live: executionSchema.nullable(),
+        lastExecution: executionSchema.nullable(),
+        pendingInteractions: z.number().int(),
+        lastCursor: z.number().int(),
+        lastActivityAt: timestamp,
+      }),
+    ),
   }),
 );
 
