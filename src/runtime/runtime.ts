@@ -429,7 +429,11 @@ export class Runtime {
    * for a session without a role), else `forbidden` and nothing changes
    * (docs/decisions/0100-who-may-answer-an-interaction.md).
    */
-  async answer(interactionId: string, answer: Answer, options: ActorOptions = {}): Promise<InteractionRecord> {
+  async answer(
+    interactionId: string,
+    answer: Answer,
+    options: ActorOptions = {},
+  ): Promise<InteractionRecord> {
     const interaction = await this.store.getInteraction(interactionId);
     if (!interaction) throw new NotFoundError(`interaction ${interactionId} not found`);
     await this.requireAnswerer(options.actor ?? ownerPrincipal, interaction);

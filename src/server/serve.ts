@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { type RunningBridges, startBridges } from '../bridges/start-bridges.js';
 import { ConfigError } from '../errors/index.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { SqliteA2aStore } from '../store/sqlite/sqlite-a2a-store.js';
@@ -163,6 +164,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const port = (server.address() as AddressInfo).port;
   url = urlOf(host, port);
 
+  let bridges: RunningBridges | undefined;
+  try {
+    bridges = await startBridges({
+      runtime,
+      config: config.bridges,
+      env,
+      ...(options.log ? { log: options.log } : {}),
+    });
+  } catch (error) {
+    (server as import('node:http').Server).closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await a2aStore?.close();
+    await runtime.close();
+    throw error;
+  }
+  for (const platform of bridges.platforms) notices.push(`chat bridge: ${platform}`);
+
   const reconciler = setInterval(() => {
     runtime.reconcile().catch((error: unknown) => options.log?.(`reconcile failed: ${String(error)}`));
   }, options.reconcileMs ?? 5000);
@@ -173,6 +191,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     closed ??= (async () => {
       clearInterval(reconciler);
       closing.abort();
+      await bridges?.stop();
       const http = server as import('node:http').Server;
       const done = new Promise<void>((resolve) => http.close(() => resolve()));
       // Event streams end on `closing` within a poll; their keep-alive connections then turn idle.
