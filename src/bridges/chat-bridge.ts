@@ -1,7 +1,6 @@
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import type { Answer } from '../runtime/answers.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { SessionRecord } from '../store/store.js';
 import type { ActionPress, ChatAdapter, IncomingMessage } from './chat-adapter.js';
 import {
   optionLabel,
@@ -199,8 +198,8 @@ export class ChatBridge {
     const prefix = `${this.adapter.platform}:`;
     for (const channel of await this.runtime.channels.list()) {
       if (!channel.key.startsWith(prefix)) continue;
-      const session: SessionRecord | null = (await this.runtime.channels.get(channel.key)).session;
-      if (!session || session.state !== 'active') continue;
+      const session = (await this.runtime.channels.get(channel.key)).session;
+      if (session?.state !== 'active') continue;
       const chatId = channel.key.slice(prefix.length);
       for (const inputId of await inFlightInputs(this.runtime, session.id))
         this.follow(chatId, session.id, inputId);
