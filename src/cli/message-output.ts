@@ -38,6 +38,10 @@ function messageLines(result: MessageResult, suffix: string): string[] {
       return statusLines(result.status);
     case 'stop':
       return [result.execution ? `stopping ${result.execution.id}` : 'no live worker'];
+    case 'pending':
+      return result.interactions.length === 0
+        ? ['nothing waiting for an answer']
+        : result.interactions.map((each) => `${each.id} ${each.kind} ${each.toolName}`);
     case 'new':
       return [
         result.archived

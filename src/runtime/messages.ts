@@ -1,4 +1,4 @@
-import type { ExecutionRecord, InputRecord, SessionRecord } from '../store/store.js';
+import type { ExecutionRecord, InputRecord, InteractionRecord, SessionRecord } from '../store/store.js';
 import { archiveSession } from './archive.js';
 import type { ReachedLimit } from './budgets.js';
 import type { Runtime } from './runtime.js';
@@ -21,6 +21,7 @@ export type CommandResult =
   | { command: 'stop'; execution: ExecutionRecord | null }
   | { command: 'status'; status: SessionStatus | null }
   | { command: 'new'; archived: SessionRecord | null }
+  | { command: 'pending'; interactions: InteractionRecord[] }
   | { command: 'help'; commands: Array<{ name: string; description: string }> };
 
 /** A message's outcome: text became an input; a command ran (`/compact` as an input of its own). */
@@ -93,6 +94,12 @@ async function runCommand(
       return { command: 'stop', session, execution: session ? await runtime.stop(session.id) : null };
     case 'status':
       return { command: 'status', session, status: session ? await runtime.status(session.id) : null };
+    case 'pending':
+      return {
+        command: 'pending',
+        session,
+        interactions: session ? await runtime.interactions({ sessionId: session.id, state: 'pending' }) : [],
+      };
     case 'new': {
       const archived = session ? await archiveSession(runtime.store, session, 'new') : null;
       return { command: 'new', session: archived, archived };

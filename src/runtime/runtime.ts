@@ -478,7 +478,12 @@ export class Runtime {
     return this.store.listInteractions(options);
   }
 
-  /** Answers a pending interaction once; a second answer is a `conflict`. */
+  /**
+   * Answers a pending interaction once; a second answer is a `conflict`. Whoever answers needs
+   * `role.trigger` on the session's role (who may run the role may decide its tool uses; `admin`
+   * for a session without a role), else `forbidden` and nothing changes
+   * (docs/decisions/0100-who-may-answer-an-interaction.md).
+   */
   async answer(
     interactionId: string,
     answer: Answer,
@@ -486,6 +491,7 @@ export class Runtime {
   ): Promise<InteractionRecord> {
     const interaction = await this.store.getInteraction(interactionId);
     if (!interaction) throw new NotFoundError(`interaction ${interactionId} not found`);
+    await this.requireAnswerer(options.actor ?? ownerPrincipal, interaction);
     const stored = validateAnswer(interaction, answer);
     const answered = await this.store.answerInteraction(interactionId, stored, Date.now());
     await this.store.appendEvents(
@@ -503,6 +509,14 @@ export class Runtime {
     const live = await this.liveExecution(answered.sessionId);
     if (live) this.supervisor.nudge(live);
     return answered;
+  }
+
+  /** Who answers needs `role.trigger` on the session's role; `admin` for a session without one. */
+  private async requireAnswerer(actor: string, interaction: InteractionRecord): Promise<void> {
+    const session = await this.requireSession(interaction.sessionId);
+    if (session.organization && session.role)
+      await this.access.require(actor, 'role.trigger', resources.role(session.organization, session.role));
+    else await this.access.require(actor, 'admin', resources.all);
   }
 
   /** Asks the live worker to stop. Returns the execution, or null when none was live. */

@@ -8,7 +8,7 @@ describe('parseMessage', () => {
   });
 
   it('each known command is a typed command', () => {
-    for (const name of ['compact', 'stop', 'status', 'new', 'help'])
+    for (const name of ['compact', 'stop', 'status', 'new', 'pending', 'help'])
       expect(parseMessage(`/${name}`)).toEqual({ kind: 'command', name });
     expect(parseMessage('  /compact  ')).toEqual({ kind: 'command', name: 'compact' });
   });

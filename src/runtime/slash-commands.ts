@@ -10,6 +10,7 @@ export const slashCommands = {
   stop: 'stop the session’s worker',
   status: 'show the session: its worker, pending approvals, spend',
   new: 'archive the session: the next message starts a fresh one',
+  pending: 'list the session’s approvals and questions waiting for an answer',
   help: 'list the commands',
 } as const satisfies Record<string, string>;
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { type RunningBridges, startBridges } from '../bridges/start-bridges.js';
 import { ConfigError } from '../errors/index.js';
 import { openA2aStore } from '../journal/open-store.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
@@ -165,6 +166,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
   // Noticing dead workers across the cluster is one node's duty at a time (on a shared store).
   const reconcileDuty = runtime.leadership('reconcile');
+  let bridges: RunningBridges | undefined;
+  try {
+    bridges = await startBridges({
+      runtime,
+      config: config.bridges,
+      env,
+      ...(options.log ? { log: options.log } : {}),
+    });
+  } catch (error) {
+    (server as import('node:http').Server).closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await a2aStore?.close();
+    await runtime.close();
+    throw error;
+  }
+  for (const platform of bridges.platforms) notices.push(`chat bridge: ${platform}`);
+
   const reconciler = setInterval(() => {
     if (!reconcileDuty.leader) return;
     runtime.reconcile().catch((error: unknown) => options.log?.(`reconcile failed: ${String(error)}`));
@@ -177,6 +195,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       clearInterval(reconciler);
       await reconcileDuty.close();
       closing.abort();
+      await bridges?.stop();
       const http = server as import('node:http').Server;
       const done = new Promise<void>((resolve) => http.close(() => resolve()));
       // Event streams end on `closing` within a poll; their keep-alive connections then turn idle.

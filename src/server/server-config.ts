@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { bridgesConfigSchema } from '../bridges/bridges-config.js';
 import { type ClaudeConfig, effortLevels, permissionModes, settingSources } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { ConfigError } from '../errors/index.js';
@@ -52,6 +53,8 @@ export const serverConfigSchema = z.strictObject({
   claude: claudeSettingsSchema.optional(),
   /** The A2A agent card (name, description, skills …), read by the A2A routes. */
   agentCard: z.record(z.string(), z.unknown()).optional(),
+  /** Chat bridges to start (docs/chat.md); their secrets come from the environment variables named. */
+  bridges: bridgesConfigSchema.optional(),
 });
 
 export type ServerConfig = z.output<typeof serverConfigSchema>;

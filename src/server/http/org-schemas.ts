@@ -6,7 +6,15 @@
 import { z } from 'zod';
 import { permissionModes } from '../../config/claude-config.js';
 import { budgetScopes, grantActions, providerKinds } from '../../store/org-storage.js';
-import { clientId, executionSchema, inputSchema, named, sessionSchema, timestamp } from './schemas.js';
+import {
+  clientId,
+  executionSchema,
+  inputSchema,
+  interactionSchema,
+  named,
+  sessionSchema,
+  timestamp,
+} from './schemas.js';
 
 const name = z.string().min(1).max(200);
 const organizationField = z.string().min(1).optional().describe('default: `default`');
@@ -209,7 +217,7 @@ export const channelMessageBodySchema = named(
     text: z
       .string()
       .min(1)
-      .describe('text for the agent, or a command: /compact, /stop, /status, /new, /help'),
+      .describe('text for the agent, or a command: /compact, /stop, /status, /new, /pending, /help'),
     messageId: clientId.optional().describe('the same id and text is the same input'),
     role: z.string().min(1).optional().describe('select this role first (needs role.trigger)'),
     organization: organizationField.describe('where a channel that does not exist yet is bound'),
@@ -259,6 +267,12 @@ export const messageResultSchema = named(
       command: z.literal('new'),
       session: sessionSchema.nullable(),
       archived: sessionSchema.nullable(),
+    }),
+    z.object({
+      kind: z.literal('command'),
+      command: z.literal('pending'),
+      session: sessionSchema.nullable(),
+      interactions: z.array(interactionSchema),
     }),
     z.object({
       kind: z.literal('command'),

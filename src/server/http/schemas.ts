@@ -202,7 +202,7 @@ export const sendMessageBodySchema = named(
       .string()
       .min(1)
       .describe(
-        'text for the agent, or a command: /compact, /stop, /status, /new, /help (`//text` sends `/text` as text)',
+        'text for the agent, or a command: /compact, /stop, /status, /new, /pending, /help (`//text` sends `/text` as text)',
       ),
     messageId: clientId
       .optional()

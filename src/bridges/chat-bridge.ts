@@ -1,0 +1,208 @@
+import { ConflictError, NotFoundError } from '../errors/index.js';
+import type { Answer } from '../runtime/answers.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { ActionPress, ChatAdapter, IncomingMessage } from './chat-adapter.js';
+import {
+  optionLabel,
+  parseActionData,
+  renderCommand,
+  renderError,
+  renderInteraction,
+} from './chat-render.js';
+import { type Card, streamReply } from './reply-stream.js';
+import { inFlightInputs } from './resume.js';
+
+export interface ChatBridgeOptions {
+  runtime: Runtime;
+  adapter: ChatAdapter;
+  /** Least time between two edits of a streaming reply. @default 1000 */
+  editIntervalMs?: number;
+  /** @default none */
+  log?: (line: string) => void;
+}
+
+/**
+ * One chat platform on agentd's channels. Each chat is the channel `<platform>:<chat id>`; each
+ * platform message id is the input's message id, so a redelivery is the same input; commands,
+ * roles and permissions are the runtime's. It keeps nothing the store does not have: on start it
+ * finds the turns still running in its channels and streams their replies again.
+ */
+export class ChatBridge {
+  private readonly runtime: Runtime;
+  private readonly adapter: ChatAdapter;
+  private readonly editIntervalMs: number;
+  private readonly log: (line: string) => void;
+  private readonly closing = new AbortController();
+  private readonly cards = new Map<string, Card>();
+  /** Replies streaming now, by input id: a redelivered message does not start a second one. */
+  private readonly streaming = new Map<string, Promise<void>>();
+  /** Per chat, messages are handled in order. */
+  private readonly chats = new Map<string, Promise<void>>();
+
+  constructor(options: ChatBridgeOptions) {
+    this.runtime = options.runtime;
+    this.adapter = options.adapter;
+    this.editIntervalMs = options.editIntervalMs ?? 1000;
+    this.log = options.log ?? (() => {});
+  }
+
+  async start(): Promise<void> {
+    await this.resume();
+    await this.adapter.start({
+      message: (message) => this.inOrder(message.chatId, () => this.onMessage(message)),
+      action: (press) => this.onAction(press),
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.closing.abort();
+    await this.adapter.stop();
+    await Promise.allSettled([...this.streaming.values()]);
+  }
+
+  get platform(): string {
+    return this.adapter.platform;
+  }
+
+  channelKey(chatId: string): string {
+    return `${this.adapter.platform}:${chatId}`;
+  }
+
+  private inOrder(chatId: string, work: () => Promise<void>): Promise<void> {
+    const next = (this.chats.get(chatId) ?? Promise.resolve()).then(work, work);
+    this.chats.set(chatId, next);
+    return next;
+  }
+
+  private async onMessage(message: IncomingMessage): Promise<void> {
+    const key = this.channelKey(message.chatId);
+    const messageId = `${this.adapter.platform}:${message.chatId}:${message.messageId}`;
+    if (await this.journaled(key, messageId)) {
+      this.log(`${messageId} was delivered again: already taken`);
+      return;
+    }
+    let result: Awaited<ReturnType<Runtime['channels']['message']>>;
+    try {
+      result = await this.runtime.channels.message(key, {
+        text: message.text,
+        messageId,
+        actor: this.adapter.principalOf(message.user),
+      });
+    } catch (error) {
+      await this.adapter.send(message.chatId, { ...renderError(error), replyTo: message.messageId });
+      return;
+    }
+    if (result.kind === 'input') {
+      this.follow(message.chatId, result.session.id, result.input.id, message.messageId);
+      return;
+    }
+    await this.adapter.send(message.chatId, { ...renderCommand(result), replyTo: message.messageId });
+    if (result.command === 'pending')
+      for (const interaction of result.interactions) {
+        const messageId = await this.adapter.send(message.chatId, renderInteraction(interaction, null));
+        this.cards.set(interaction.id, { chatId: message.chatId, messageId, interaction, answered: false });
+      }
+    if (result.command === 'compact') this.follow(message.chatId, result.input.sessionId, result.input.id);
+  }
+
+  /** Whether this platform message is already an input of the channel's current session. */
+  private async journaled(key: string, messageId: string): Promise<boolean> {
+    const session = await this.runtime.channels.get(key).then(
+      (details) => details.session,
+      (error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      },
+    );
+    return session !== null && (await this.runtime.getInput(session.id, messageId)) !== null;
+  }
+
+  private follow(chatId: string, sessionId: string, inputId: string, replyTo?: string): void {
+    if (this.streaming.has(inputId)) return;
+    const done = streamReply({
+      runtime: this.runtime,
+      adapter: this.adapter,
+      chatId,
+      sessionId,
+      inputId,
+      ...(replyTo ? { replyTo } : {}),
+      cards: this.cards,
+      editIntervalMs: this.editIntervalMs,
+      signal: this.closing.signal,
+      log: this.log,
+    })
+      .catch((error: unknown) => this.log(`reply to ${inputId} failed: ${String(error)}`))
+      .finally(() => this.streaming.delete(inputId));
+    this.streaming.set(inputId, done);
+  }
+
+  /** A button: the runtime answers (and checks who may); the card shows the outcome. */
+  private async onAction(press: ActionPress): Promise<void> {
+    const action = parseActionData(press.data);
+    if (!action) {
+      await this.adapter.acknowledge(press, 'this button is not one of agentd’s');
+      return;
+    }
+    const interaction = await this.runtime.store.getInteraction(action.interactionId);
+    if (!interaction) {
+      await this.adapter.acknowledge(press, 'not_found: this approval does not exist');
+      return;
+    }
+    let answer: Answer;
+    if (action.kind === 'approve') answer = { decision: 'approve' };
+    else if (action.kind === 'deny') answer = { decision: 'deny', reason: 'denied in chat' };
+    else {
+      const label = optionLabel(interaction, action.option);
+      const question = (interaction.request.input as { questions?: Array<{ question?: string }> })
+        ?.questions?.[0]?.question;
+      if (label === null || !question) {
+        await this.adapter.acknowledge(press, 'invalid_input: no such option');
+        return;
+      }
+      answer = { answers: { [question]: label } };
+    }
+    const actor = this.adapter.principalOf(press.user);
+    const card = this.cards.get(interaction.id) ?? {
+      chatId: press.chatId,
+      messageId: press.messageId,
+      interaction,
+      answered: false,
+    };
+    this.cards.set(interaction.id, card);
+    try {
+      const answered = await this.runtime.answer(interaction.id, answer, { actor });
+      card.answered = true;
+      await this.adapter.acknowledge(press);
+      await this.adapter.update(
+        press.chatId,
+        press.messageId,
+        renderInteraction(answered, answered.answer, actor),
+      );
+    } catch (error) {
+      await this.adapter.acknowledge(press, renderError(error).text);
+      if (error instanceof ConflictError) {
+        const current = await this.runtime.store.getInteraction(interaction.id);
+        card.answered = true;
+        if (current)
+          await this.adapter.update(
+            press.chatId,
+            press.messageId,
+            renderInteraction(current, current.answer),
+          );
+      }
+    }
+  }
+
+  /** After a restart: the replies of turns still running in this platform's channels stream again. */
+  private async resume(): Promise<void> {
+    const prefix = `${this.adapter.platform}:`;
+    for (const channel of await this.runtime.channels.list()) {
+      if (!channel.key.startsWith(prefix)) continue;
+      const session = (await this.runtime.channels.get(channel.key)).session;
+      if (session?.state !== 'active') continue;
+      const chatId = channel.key.slice(prefix.length);
+      for (const inputId of await inFlightInputs(this.runtime, session.id))
+        this.follow(chatId, session.id, inputId);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { Bot, type Context, GrammyError } from 'grammy';
+import type { InlineKeyboardMarkup } from 'grammy/types';
+import type { ActionPress, ChatAdapter, ChatHandlers, ChatUser, OutgoingMessage } from '../chat-adapter.js';
+
+export interface TelegramAdapterOptions {
+  /** The bot token (from the environment variable the config names; never stored). */
+  token: string;
+  /** Another Bot API server (a local one, or a test's). @default 'https://api.telegram.org' */
+  apiRoot?: string;
+  /** Seconds a long poll waits for updates. @default 30 */
+  pollTimeoutSeconds?: number;
+  /** @default none */
+  log?: (line: string) => void;
+}
+
+function keyboard(message: OutgoingMessage): { reply_markup?: InlineKeyboardMarkup } {
+  if (message.buttons === undefined) return {};
+  return {
+    reply_markup: {
+      inline_keyboard: message.buttons.map((row) =>
+        row.map((button) => ({ text: button.label, callback_data: button.data })),
+      ),
+    },
+  };
+}
+
+/** `/status@my_bot` in a group is `/status` to agentd: the suffix only picks the bot. */
+function withoutBotName(text: string, username: string | undefined): string {
+  if (!username) return text;
+  const match = /^(\s*\/[A-Za-z0-9_]+)@([A-Za-z0-9_]+)/.exec(text);
+  if (!match || match[2]?.toLowerCase() !== username.toLowerCase()) return text;
+  return `${match[1]}${text.slice(match[0].length)}`;
+}
+
+function userOf(from: { id: number; first_name?: string; username?: string }): ChatUser {
+  const name = from.username ?? from.first_name;
+  return { id: String(from.id), ...(name ? { name } : {}) };
+}
+
+/** Telegram on grammY, by long polling. Streaming is editing the reply; approvals are inline keyboards. */
+export class TelegramAdapter implements ChatAdapter {
+  readonly platform = 'telegram';
+  private readonly bot: Bot;
+  private readonly pollTimeoutSeconds: number;
+  private readonly log: (line: string) => void;
+  private polling: Promise<void> | undefined;
+
+  constructor(options: TelegramAdapterOptions) {
+    this.bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
+    this.pollTimeoutSeconds = options.pollTimeoutSeconds ?? 30;
+    this.log = options.log ?? (() => {});
+  }
+
+  async start(handlers: ChatHandlers): Promise<void> {
+    this.bot.on('message:text', (context: Context) => {
+      const message = context.message;
+      if (!message?.text || !message.from) return;
+      // Not awaited: grammY handles updates one at a time, and a reply streams for minutes.
+      void handlers
+        .message({
+          chatId: String(message.chat.id),
+          messageId: String(message.message_id),
+          user: userOf(message.from),
+          text: withoutBotName(message.text, this.bot.botInfo.username),
+        })
+        .catch((error: unknown) => this.log(`telegram message failed: ${String(error)}`));
+    });
+    this.bot.on('callback_query:data', (context: Context) => {
+      const query = context.callbackQuery;
+      const message = query?.message;
+      if (!query?.data || !message) return;
+      void handlers
+        .action({
+          chatId: String(message.chat.id),
+          messageId: String(message.message_id),
+          user: userOf(query.from),
+          data: query.data,
+          pressId: query.id,
+        })
+        .catch((error: unknown) => this.log(`telegram action failed: ${String(error)}`));
+    });
+    this.bot.catch((error) => this.log(`telegram update failed: ${String(error.error)}`));
+    await this.bot.init();
+    await new Promise<void>((resolve, reject) => {
+      this.polling = this.bot
+        .start({ timeout: this.pollTimeoutSeconds, onStart: () => resolve() })
+        .catch((error: unknown) => {
+          reject(error);
+          this.log(`telegram polling stopped: ${String(error)}`);
+        });
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.bot.isRunning()) await this.bot.stop();
+    await this.polling;
+  }
+
+  async send(chatId: string, message: OutgoingMessage): Promise<string> {
+    const sent = await this.bot.api.sendMessage(chatId, message.text, {
+      ...keyboard(message),
+      ...(message.replyTo
+        ? { reply_parameters: { message_id: Number(message.replyTo), allow_sending_without_reply: true } }
+        : {}),
+    });
+    return String(sent.message_id);
+  }
+
+  async update(chatId: string, messageId: string, message: OutgoingMessage): Promise<void> {
+    try {
+      await this.bot.api.editMessageText(chatId, Number(messageId), message.text, keyboard(message));
+    } catch (error) {
+      // The same text again is not a failure.
+      if (error instanceof GrammyError && error.description.includes('message is not modified')) return;
+      throw error;
+    }
+  }
+
+  async acknowledge(press: ActionPress, notice?: string): Promise<void> {
+    await this.bot.api.answerCallbackQuery(press.pressId, notice ? { text: notice, show_alert: true } : {});
+  }
+
+  principalOf(user: ChatUser): string {
+    return `telegram:${user.id}`;
+  }
+}
