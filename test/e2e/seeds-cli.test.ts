@@ -118,6 +118,11 @@ describe('cli: seed run', () => {
     expect(result.stdout).toContain('final message: All done.');
     const status = await seedStatus(h, runId!);
     expect(status).toMatchObject({ runId, state: 'satisfied', iterations: 1 });
+    // Every other client reads the seed's events from the session's journal.
+    const events = await runCli(['events', runId!, '--data-dir', h.dataDir], h.env);
+    expect(events.stdout).toMatch(/^\[\d+\] seed: Write the answer \(1 criterion\)$/m);
+    expect(events.stdout).toMatch(/^\[\d+\] check answer: passed \(exit 0, expected 0\)$/m);
+    expect(events.stdout).toMatch(/^\[\d+\] seed satisfied: all 1 criterion met/m);
     const list = await runCli(['seed', 'list', '--data-dir', h.dataDir], h.env);
     expect(list.stdout).toMatch(
       new RegExp(`^${runId}  satisfied +1/1 met  iteration 1/3  Write the answer\\n$`),

@@ -101,5 +101,11 @@ describe('seeds over HTTP', () => {
     expect((await api('/v1/seeds/nope')).status).toBe(404);
     const schema = await api('/v1/seeds/schema');
     expect(schema.body.properties).toHaveProperty('criteria');
+    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining(['/v1/seeds', '/v1/seeds/{id}', '/v1/seeds/{id}/resume', '/v1/seeds/{id}/stop']),
+    );
   });
 });

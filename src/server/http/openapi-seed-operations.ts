@@ -1,29 +1,10 @@
-import { z } from 'zod';
 import { errors, type Operation } from './openapi-operation.js';
-import { startSeedBodySchema } from './seeds.js';
-
-/** A seed run as `runtime.seeds` reports it (docs/seeds.md has every field). */
-const seedRunSchema = z
-  .looseObject({
-    runId: z.string(),
-    state: z.enum(['running', 'satisfied', 'unsatisfied', 'budget_exceeded', 'interrupted', 'failed']),
-    reason: z.string(),
-    iteration: z.number(),
-    maxIterations: z.number(),
-    criteria: z.array(
-      z.looseObject({
-        id: z.string(),
-        description: z.string(),
-        check: z.string().nullable(),
-        state: z.enum(['pending', 'in_progress', 'blocked', 'claimed', 'verified', 'failed']),
-        met: z.boolean(),
-      }),
-    ),
-    costUsd: z.number(),
-    durationMs: z.number(),
-  })
-  .meta({ id: 'SeedRun' });
-const seedRunResponse = z.object({ run: seedRunSchema });
+import {
+  seedFileSchemaSchema,
+  seedRunListSchema,
+  seedRunResponseSchema,
+  startSeedBodySchema,
+} from './seed-schemas.js';
 
 export const seedOperations: Operation[] = [
   {
@@ -33,7 +14,7 @@ export const seedOperations: Operation[] = [
     tag: 'seeds',
     body: startSeedBodySchema,
     responses: {
-      201: { description: 'started', schema: seedRunResponse },
+      201: { description: 'started', schema: seedRunResponseSchema },
       ...errors(400, 401, 403, 404, 413, 503),
     },
   },
@@ -43,7 +24,7 @@ export const seedOperations: Operation[] = [
     summary: 'Seed runs, newest first',
     tag: 'seeds',
     responses: {
-      200: { description: 'runs', schema: z.object({ runs: z.array(seedRunSchema) }) },
+      200: { description: 'runs', schema: seedRunListSchema },
       ...errors(401),
     },
   },
@@ -53,7 +34,7 @@ export const seedOperations: Operation[] = [
     summary: "The seed file's JSON Schema",
     tag: 'seeds',
     responses: {
-      200: { description: 'JSON Schema', schema: z.record(z.string(), z.unknown()) },
+      200: { description: 'JSON Schema', schema: seedFileSchemaSchema },
       ...errors(401),
     },
   },
@@ -62,20 +43,23 @@ export const seedOperations: Operation[] = [
     path: '/v1/seeds/{id}',
     summary: "A seed run: each criterion's state, evidence and last check, iterations, usage",
     tag: 'seeds',
-    responses: { 200: { description: 'the run', schema: seedRunResponse }, ...errors(401, 404) },
+    responses: { 200: { description: 'the run', schema: seedRunResponseSchema }, ...errors(401, 404) },
   },
   {
     method: 'post',
     path: '/v1/seeds/{id}/resume',
     summary: 'Continue an interrupted run where it stopped',
     tag: 'seeds',
-    responses: { 200: { description: 'resumed', schema: seedRunResponse }, ...errors(401, 404, 409, 503) },
+    responses: {
+      200: { description: 'resumed', schema: seedRunResponseSchema },
+      ...errors(401, 404, 409, 503),
+    },
   },
   {
     method: 'post',
     path: '/v1/seeds/{id}/stop',
     summary: "Stop the run's worker: the run is interrupted, and resumable",
     tag: 'seeds',
-    responses: { 200: { description: 'stopping', schema: seedRunResponse }, ...errors(401, 404) },
+    responses: { 200: { description: 'stopping', schema: seedRunResponseSchema }, ...errors(401, 404) },
   },
 ];

@@ -1,22 +1,10 @@
 import type { Hono } from 'hono';
-import { z } from 'zod';
 import { parseSeed, validateSeed } from '../../seeds/seed-file.js';
 import { seedJsonSchema } from '../../seeds/seed-schema.js';
 import { principalOf } from './auth.js';
 import type { RouteContext } from './context.js';
+import { startSeedBodySchema } from './seed-schemas.js';
 import { readJson } from './validate.js';
-
-export const startSeedBodySchema = z
-  .strictObject({
-    /** The seed: an object, or the text of a seed file (YAML or JSON; errors name the line). */
-    seed: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
-    /** An absolute directory; the seed's own `cwd` when it is absolute. */
-    cwd: z.string().min(1).optional(),
-    offline: z.boolean().optional(),
-    launchId: z.string().min(1).max(200).optional(),
-    organization: z.string().min(1).optional(),
-  })
-  .meta({ id: 'StartSeedRequest' });
 
 /** `/v1/seeds`: seed runs through `runtime.seeds`; their events are their session's (`/v1/sessions/{id}/events`). */
 export function registerSeedRoutes(app: Hono, context: RouteContext): void {
