@@ -42,7 +42,7 @@ describe('dashboard with bearer tokens', () => {
     await page.getByLabel('Bearer token').fill(token);
     await page.getByRole('button', { name: 'Use token' }).click();
     await page.locator(`[data-session="${sessionId}"]`).waitFor();
-    expect(await page.locator(`[data-session="${sessionId}"] .title`).innerText()).toBe(
+    expect(await page.locator(`[data-session="${sessionId}"] .title`).textContent()).toBe(
       'a protected session',
     );
     expect(await page.evaluate<string | null>("sessionStorage.getItem('agentd.token')")).toBe(token);

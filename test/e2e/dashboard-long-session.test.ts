@@ -85,7 +85,7 @@ describe('dashboard: a long session', () => {
     const rows = await page.locator('.virtual-list-row').count();
     expect(rows).toBeGreaterThan(5);
     expect(rows).toBeLessThan(150);
-    expect(await last.locator('strong').innerText()).toBe('answer 1999');
+    expect(await last.locator('strong').textContent()).toBe('answer 1999');
 
     const list = page.getByRole('log', { name: 'Session timeline' });
     await list.evaluate((element) => {

@@ -80,8 +80,8 @@ describe('dashboard', () => {
 
     const card = page.locator(`.group-needs-you [data-session="${sessionId}"] .interaction`);
     await card.waitFor({ timeout: 45_000 });
-    expect(await card.locator('.command').innerText()).toContain(`touch ${target}`);
-    expect(await page.getByTestId('count-needs-you').innerText()).toBe('1');
+    expect(await card.locator('.command').textContent()).toContain(`touch ${target}`);
+    expect(await page.getByTestId('count-needs-you').textContent()).toBe('1');
     expect(existsSync(target)).toBe(false);
 
     // Answered, the card may leave at once: the inbox re-reads the server after an answer.
@@ -95,7 +95,7 @@ describe('dashboard', () => {
     await page.locator(`[data-session="${sessionId}"] .session-link`).click();
     await page.locator('.row-assistant', { hasText: 'tool finished' }).waitFor({ timeout: 45_000 });
     const tool = page.locator('.row-tool', { hasText: `touch ${target}` });
-    expect(await tool.locator('.tool-status').innerText()).toBe('done');
+    expect(await tool.locator('.tool-status').textContent()).toBe('done');
     expect(await texts(page, '.row-answer')).toEqual([expect.stringContaining('approved (by owner)')]);
     await page.close();
   });
@@ -145,7 +145,9 @@ describe('dashboard', () => {
     // The live page says who answered, without a reload, and offers no buttons.
     const liveNotice = live.locator('.pending .interaction .answered-elsewhere');
     await liveNotice.waitFor();
-    expect(await liveNotice.innerText()).toContain('Already answered by owner: denied: done at the terminal');
+    expect(await liveNotice.textContent()).toContain(
+      'Already answered by owner: denied: done at the terminal',
+    );
     expect(await live.locator('.pending .interaction button').count()).toBe(0);
 
     // The stale page still offers Approve; the server refuses it and the page says what won.
@@ -154,8 +156,8 @@ describe('dashboard', () => {
     await staleCard.getByRole('button', { name: 'Approve' }).click();
     const staleNotice = staleCard.locator('.answered-elsewhere');
     await staleNotice.waitFor();
-    expect(await staleNotice.innerText()).toContain('by owner: denied: done at the terminal');
-    expect(await staleNotice.innerText()).toContain('409 conflict');
+    expect(await staleNotice.textContent()).toContain('by owner: denied: done at the terminal');
+    expect(await staleNotice.textContent()).toContain('409 conflict');
     const [after] = await interactions(sessionId);
     expect(after?.answer).toEqual({ decision: 'deny', reason: 'done at the terminal' });
     expect(existsSync(target)).toBe(false);
@@ -168,7 +170,7 @@ describe('dashboard', () => {
     const page = await harness.open(`/#/sessions/${sessionId}`);
     const card = page.locator('.pending .interaction-question');
     await card.waitFor({ timeout: 45_000 });
-    expect(await card.locator('legend').innerText()).toContain('Which?');
+    expect(await card.locator('legend').textContent()).toContain('Which?');
     expect(await texts(page, '.pending .option > span:first-of-type')).toEqual(['A', 'B']);
     await card.getByLabel('B').check();
     await card.getByRole('button', { name: 'Answer' }).click();
@@ -192,13 +194,13 @@ describe('dashboard', () => {
     await input.waitFor();
     const streaming = page.locator('.row-assistant.streaming');
     await streaming.waitFor({ timeout: 45_000 });
-    const partial = (await streaming.locator('.markdown').innerText()).trim();
+    const partial = ((await streaming.locator('.markdown').textContent()) ?? '').trim();
     expect(partial.length).toBeGreaterThan(0);
     expect(streamedReply.replace(/\*\*/g, '').startsWith(partial.replace(/▍$/, '').slice(0, 10))).toBe(true);
 
     const whole = page.locator('.row-assistant:not(.streaming)', { hasText: 'seven.' });
     await whole.waitFor({ timeout: 45_000 });
-    expect(await whole.locator('strong').innerText()).toBe('streamed');
+    expect(await whole.locator('strong').textContent()).toBe('streamed');
     await input.locator('.delivery-delivered').waitFor();
     const events = await journal(sessionId);
     const sent = events.find(
@@ -254,7 +256,7 @@ describe('dashboard', () => {
     const page = await harness.open(`/#/sessions/${sessionId}`);
     const reply = page.locator('.row-assistant', { hasText: 'Look:' });
     await reply.waitFor({ timeout: 45_000 });
-    expect(await reply.locator('strong').innerText()).toBe('bold');
+    expect(await reply.locator('strong').textContent()).toBe('bold');
     expect(await reply.locator('script, img[onerror], [onerror]').count()).toBe(0);
     const hrefs = await reply
       .locator('a')
@@ -262,10 +264,10 @@ describe('dashboard', () => {
     expect(hrefs.every((href) => href === null || !href.startsWith('javascript:'))).toBe(true);
     await reply.locator('a', { hasText: 'a link' }).click();
     // The prompt is shown as text, markup and all.
-    expect(await page.locator('.session-title').innerText()).toBe(prompt);
+    expect(await page.locator('.session-title').textContent()).toBe(prompt);
     await page.goto(`${harness.server.url}/#/`);
     await page.locator(`[data-session="${sessionId}"] .title`).waitFor();
-    expect(await page.locator(`[data-session="${sessionId}"] .title`).innerText()).toBe(prompt);
+    expect(await page.locator(`[data-session="${sessionId}"] .title`).textContent()).toBe(prompt);
     expect(await page.locator('.inbox img').count()).toBe(0);
     expect(await page.evaluate<string | undefined>('window.__xss')).toBeUndefined();
     await page.close();
@@ -282,7 +284,7 @@ describe('dashboard', () => {
     await page
       .locator('.row-assistant .markdown', { hasText: 'echo: started from the form' })
       .waitFor({ timeout: 45_000 });
-    expect(await page.locator('.session-title').innerText()).toBe('form session');
+    expect(await page.locator('.session-title').textContent()).toBe('form session');
     const details = await harness.api(`/v1/sessions/${sessionId}`);
     expect((details.json as { session: { cwd: string; title: string } }).session).toMatchObject({
       cwd: harness.cwd,
@@ -306,7 +308,7 @@ describe('dashboard', () => {
     await role.waitFor();
     await role.getByRole('link').click();
     await page.locator('pre.json').waitFor();
-    expect(await page.locator('pre.json').innerText()).toContain('"name": "default"');
+    expect(await page.locator('pre.json').textContent()).toContain('"name": "default"');
     await page.close();
   });
 
@@ -340,7 +342,7 @@ describe('dashboard', () => {
     await page
       .locator(`.group-needs-you [data-session="${sessionId}"] .interaction`)
       .waitFor({ timeout: 45_000 });
-    expect(Number(await page.getByTestId('count-needs-you').innerText())).toBeGreaterThanOrEqual(1);
+    expect(Number(await page.getByTestId('count-needs-you').textContent())).toBeGreaterThanOrEqual(1);
     if (screenshots) {
       mkdirSync(screenshots, { recursive: true });
       await page.screenshot({ path: join(screenshots, 'dashboard-inbox-desktop.png') });

@@ -35,7 +35,7 @@ function CatalogList({ kind }: { kind: Kind }) {
       <ul class="rows">
         {data?.map((entry) => (
           <li key={idOf(kind, entry)} class="catalog-row">
-            <a href={href.catalog(kind, idOf(kind, entry))}>
+            <a class="catalog-link" href={href.catalog(kind, idOf(kind, entry))}>
               <span class="title">{entry.name}</span> <span class="muted">{summaryOf[kind](entry)}</span>
             </a>
           </li>
