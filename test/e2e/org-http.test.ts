@@ -326,6 +326,7 @@ describe('HTTP API: channels, commands, principals and budgets', () => {
       '/stop',
       '/status',
       '/new',
+      '/pending',
       '/help',
     ]);
     const status = ok(await api(`${path}/messages`, { json: { text: '/status' } }), 200, messageResultSchema);
