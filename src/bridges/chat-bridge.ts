@@ -203,7 +203,9 @@ export class ChatBridge {
       const chatId = channel.key.slice(prefix.length);
       for (const { inputId, messageId } of await inFlightInputs(this.runtime, session.id)) {
         // The reply answers the platform message its input came from (`<platform>:<chat>:<id>`).
-        const replyTo = messageId.startsWith(`${channel.key}:`) ? messageId.slice(channel.key.length + 1) : undefined;
+        const replyTo = messageId.startsWith(`${channel.key}:`)
+          ? messageId.slice(channel.key.length + 1)
+          : undefined;
         this.follow(chatId, session.id, inputId, replyTo);
       }
     }

@@ -15,8 +15,7 @@ export async function inFlightInputs(
     if (record.type === 'input.accepted') {
       open.push(record.data.inputId);
       messageIds.set(record.data.inputId, record.data.messageId);
-    }
-    else if (record.type === 'agent.turn.completed') {
+    } else if (record.type === 'agent.turn.completed') {
       for (const id of record.data.inputIds) {
         const index = open.indexOf(id);
         if (index >= 0) open.splice(index, 1);
