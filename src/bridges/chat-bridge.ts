@@ -201,8 +201,13 @@ export class ChatBridge {
       const session = (await this.runtime.channels.get(channel.key)).session;
       if (session?.state !== 'active') continue;
       const chatId = channel.key.slice(prefix.length);
-      for (const inputId of await inFlightInputs(this.runtime, session.id))
-        this.follow(chatId, session.id, inputId);
+      for (const { inputId, messageId } of await inFlightInputs(this.runtime, session.id)) {
+        // The reply answers the platform message its input came from (`<platform>:<chat>:<id>`).
+        const replyTo = messageId.startsWith(`${channel.key}:`)
+          ? messageId.slice(channel.key.length + 1)
+          : undefined;
+        this.follow(chatId, session.id, inputId, replyTo);
+      }
     }
   }
 }

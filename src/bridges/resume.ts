@@ -5,11 +5,17 @@ import type { Runtime } from '../runtime/runtime.js';
  * no `agent.turn.completed` since, not left uncertain by a dead worker, in a session not archived. This is
  * what a bridge restarting has to keep streaming; nothing else is kept for it.
  */
-export async function inFlightInputs(runtime: Runtime, sessionId: string): Promise<string[]> {
+export async function inFlightInputs(
+  runtime: Runtime,
+  sessionId: string,
+): Promise<Array<{ inputId: string; messageId: string }>> {
   const open: string[] = [];
+  const messageIds = new Map<string, string>();
   for await (const record of runtime.events(sessionId)) {
-    if (record.type === 'input.accepted') open.push(record.data.inputId);
-    else if (record.type === 'agent.turn.completed') {
+    if (record.type === 'input.accepted') {
+      open.push(record.data.inputId);
+      messageIds.set(record.data.inputId, record.data.messageId);
+    } else if (record.type === 'agent.turn.completed') {
       for (const id of record.data.inputIds) {
         const index = open.indexOf(id);
         if (index >= 0) open.splice(index, 1);
@@ -22,5 +28,5 @@ export async function inFlightInputs(runtime: Runtime, sessionId: string): Promi
       }
     } else if (record.type === 'session.archived') open.length = 0;
   }
-  return open;
+  return open.map((inputId) => ({ inputId, messageId: messageIds.get(inputId) ?? '' }));
 }
