@@ -53,6 +53,7 @@ export function postgresRoles(connection: PostgresConnection): RoleStorage {
 
     async updateRole(options) {
       return connection.write(async (executor) => {
+        await lockRole(executor, options.organization, options.name);
         const current = await requireLiveRole(executor, options.organization, options.name);
         if (options.expectVersion !== undefined && options.expectVersion !== current.version) {
           throw new ConflictError(
@@ -82,6 +83,7 @@ export function postgresRoles(connection: PostgresConnection): RoleStorage {
 
     async deleteRole(options) {
       return connection.write(async (executor) => {
+        await lockRole(executor, options.organization, options.name);
         const current = await requireLiveRole(executor, options.organization, options.name);
         return insertVersion(executor, {
           ...current,
@@ -131,6 +133,17 @@ export function postgresRoles(connection: PostgresConnection): RoleStorage {
       );
     },
   };
+}
+
+/**
+ * Writers of one role's next version take turns (until their transaction ends): reading the highest
+ * version and inserting the one after it is then one step, however many nodes race. Without it,
+ * racing updates collide on the version key more often than a retry can absorb.
+ */
+async function lockRole(executor: PostgresExecutor, organization: string, name: string): Promise<void> {
+  await executor.row('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `role:${organization}/${name}`,
+  ]);
 }
 
 /** The role's highest version, deleted or not, or null. */
