@@ -208,6 +208,8 @@ describe('dashboard', () => {
     );
     expect(String(sent?.data.messageId)).toMatch(/^web-/);
     expect(events.filter((event) => event.type === 'agent.text_delta').length).toBeGreaterThan(1);
+    // The second turn's row follows its last text by a moment.
+    await page.locator('.row-turn').nth(1).waitFor({ timeout: 15_000 });
     expect(await page.locator('.row-turn').count()).toBe(2);
     await page.close();
   });
