@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ScriptTurn } from '../../src/testing/index.js';
 import {
   cliEntry,
   createHarness,
@@ -18,20 +17,12 @@ import {
   waitFor,
 } from './helpers.js';
 import { assertIsolated } from './isolated-env.js';
+import { bash, progress } from './support/seed-turns.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.cleanup();
   harness = undefined;
-});
-
-const progress = (criterionId: string, state: string, evidence: string): ScriptTurn => ({
-  content: [
-    { type: 'tool_use', name: 'mcp__agentd__report_progress', input: { criterionId, state, evidence } },
-  ],
-});
-const bash = (command: string): ScriptTurn => ({
-  content: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'work' } }],
 });
 
 /** A seed file in the test's root whose working directory is the harness's `cwd`. */

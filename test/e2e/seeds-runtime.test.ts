@@ -5,7 +5,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ScriptTurn } from '../../src/testing/index.js';
 import {
   createHarness,
   dataOf,
@@ -16,20 +15,12 @@ import {
   timesSent,
   waitFor,
 } from './helpers.js';
+import { bash, progress } from './support/seed-turns.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.cleanup();
   harness = undefined;
-});
-
-const progress = (criterionId: string, state: string, evidence: string): ScriptTurn => ({
-  content: [
-    { type: 'tool_use', name: 'mcp__agentd__report_progress', input: { criterionId, state, evidence } },
-  ],
-});
-const bash = (command: string): ScriptTurn => ({
-  content: [{ type: 'tool_use', name: 'Bash', input: { command, description: 'work' } }],
 });
 
 async function finished(h: Harness, runId: string) {
