@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import type { A2aStore } from './a2a-store.js';
 import { describeA2aContract } from './contract/a2a-contract.js';
+import { describeA2aPushContract } from './contract/a2a-push-contract.js';
 import { useFreshStore } from './contract/contract-context.js';
 
 export interface A2aStoreContractOptions {
@@ -16,6 +17,8 @@ export interface A2aStoreContractOptions {
  */
 export function runA2aStoreContract(options: A2aStoreContractOptions): void {
   describe(`A2aStore contract: ${options.name}`, () => {
-    describeA2aContract(useFreshStore(options.createStore));
+    const context = useFreshStore(options.createStore);
+    describeA2aContract(context);
+    describeA2aPushContract(context);
   });
 }

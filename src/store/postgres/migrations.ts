@@ -224,4 +224,20 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (scope, target)
   );
   `,
+  // Issue 10: A2A push notifications as a cluster duty: an outbox of each task's events and each
+  // config's delivery progress, so a node taking the duty over continues where the last one stopped.
+  `
+  ALTER TABLE a2a_push_configs ADD COLUMN delivered_seq BIGINT NOT NULL DEFAULT 0;
+  CREATE TABLE a2a_push_events (
+    task_id TEXT COLLATE "C" NOT NULL,
+    seq BIGINT NOT NULL,
+    event_id TEXT COLLATE "C" NOT NULL,
+    -- Cleared once every config of the task is past it: the id stays, to deduplicate replays.
+    event TEXT,
+    task TEXT,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (task_id, seq),
+    UNIQUE (task_id, event_id)
+  );
+  `,
 ];

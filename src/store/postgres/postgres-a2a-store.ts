@@ -1,7 +1,15 @@
-import type { A2aPushConfigRecord, A2aStore, A2aTaskRecord, ListA2aTasksOptions } from '../a2a-store.js';
-import { toA2aPushConfigRecord, toA2aTaskRecord } from '../sqlite/rows.js';
+import type {
+  A2aPushConfigRecord,
+  A2aPushDelivery,
+  A2aPushEventRecord,
+  A2aStore,
+  A2aTaskRecord,
+  ListA2aTasksOptions,
+} from '../a2a-store.js';
+import { toA2aPushConfigRecord, toA2aPushDelivery, toA2aTaskRecord } from '../sqlite/rows.js';
+import { pendingDeliveriesSql } from '../a2a-push-sql.js';
 import { migrate } from './migrate.js';
-import { PostgresConnection } from './postgres-connection.js';
+import { PostgresConnection, type PostgresExecutor } from './postgres-connection.js';
 import type { PostgresStoreOptions } from './postgres-store.js';
 
 const defaultLimit = 50;
@@ -94,7 +102,8 @@ export class PostgresA2aStore implements A2aStore {
   async saveA2aPushConfig(config: Omit<A2aPushConfigRecord, 'createdAt'> & { now: number }): Promise<void> {
     await this.#connection.write((executor) =>
       executor.run(
-        `INSERT INTO a2a_push_configs (task_id, id, config, wire_version, created_at) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO a2a_push_configs (task_id, id, config, wire_version, created_at, delivered_seq)
+         VALUES ($1, $2, $3, $4, $5, (SELECT coalesce(max(seq), 0) FROM a2a_push_events WHERE task_id = $1))
          ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config, wire_version = excluded.wire_version`,
         [config.taskId, config.id, JSON.stringify(config.config), config.wireVersion, config.now],
       ),
@@ -110,15 +119,72 @@ export class PostgresA2aStore implements A2aStore {
   }
 
   async deleteA2aPushConfig(options: { taskId: string; id?: string }): Promise<void> {
-    await this.#connection.write((executor) =>
-      executor.run('DELETE FROM a2a_push_configs WHERE task_id = $1 AND ($2::text IS NULL OR id = $2)', [
+    await this.#connection.write(async (executor) => {
+      await executor.run('DELETE FROM a2a_push_configs WHERE task_id = $1 AND ($2::text IS NULL OR id = $2)', [
         options.taskId,
         options.id ?? null,
-      ]),
+      ]);
+      await clearDelivered(executor, options.taskId);
+    });
+  }
+
+  async appendA2aPushEvent(
+    event: Omit<A2aPushEventRecord, 'seq' | 'createdAt'> & { now: number },
+  ): Promise<boolean> {
+    return this.#connection.write(async (executor) => {
+      // Appends of one task wait for each other, so seqs are given in commit order with no gaps (a
+      // reader that saw seq n never later finds an n - 1 it skipped); other tasks do not wait.
+      await executor.run('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+        `agentd.a2a_push.${this.#connection.schema}`,
+        event.taskId,
+      ]);
+      const inserted = await executor.run(
+        `INSERT INTO a2a_push_events (task_id, seq, event_id, event, task, created_at)
+         SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4, $5 FROM a2a_push_events WHERE task_id = $1
+         ON CONFLICT (task_id, event_id) DO NOTHING`,
+        [
+          event.taskId,
+          event.eventId,
+          JSON.stringify(event.event),
+          event.task === null ? null : JSON.stringify(event.task),
+          event.now,
+        ],
+      );
+      return inserted > 0;
+    });
+  }
+
+  async pendingA2aPushDeliveries(options: { perConfig?: number } = {}): Promise<A2aPushDelivery[]> {
+    return this.#connection.read(async (executor) =>
+      (await executor.rows(pendingDeliveriesSql('$1'), [Math.max(1, options.perConfig ?? 16)])).map(
+        toA2aPushDelivery,
+      ),
     );
+  }
+
+  async commitA2aPushDelivery(options: { taskId: string; configId: string; seq: number }): Promise<void> {
+    await this.#connection.write(async (executor) => {
+      await executor.run(
+        `UPDATE a2a_push_configs SET delivered_seq = greatest(delivered_seq, $3)
+         WHERE task_id = $1 AND id = $2`,
+        [options.taskId, options.configId, options.seq],
+      );
+      await clearDelivered(executor, options.taskId);
+    });
   }
 
   async close(): Promise<void> {
     await this.#connection.close();
   }
+}
+
+/** Events every config of the task is past keep only their id (to deduplicate a replay). */
+async function clearDelivered(executor: PostgresExecutor, taskId: string): Promise<void> {
+  await executor.run(
+    `UPDATE a2a_push_events SET event = NULL, task = NULL
+     WHERE task_id = $1 AND event IS NOT NULL
+       AND seq <= coalesce((SELECT min(delivered_seq) FROM a2a_push_configs WHERE task_id = $1),
+                           (SELECT max(seq) FROM a2a_push_events WHERE task_id = $1))`,
+    [taskId],
+  );
 }

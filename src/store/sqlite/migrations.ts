@@ -235,4 +235,20 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (scope, target)
   ) STRICT;
   `,
+  // Issue 10: A2A push notifications: an outbox of each task's events and each config's delivery
+  // progress (docs/decisions/0091-a2a-push-as-a-cluster-duty.md).
+  `
+  ALTER TABLE a2a_push_configs ADD COLUMN delivered_seq INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE a2a_push_events (
+    task_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    event_id TEXT NOT NULL,
+    -- Cleared once every config of the task is past it: the id stays, to deduplicate replays.
+    event TEXT,
+    task TEXT,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (task_id, seq),
+    UNIQUE (task_id, event_id)
+  ) STRICT;
+  `,
 ];

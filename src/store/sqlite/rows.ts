@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { StoreError } from '../../errors/agentd-error.js';
-import type { A2aPushConfigRecord, A2aTaskRecord } from '../a2a-store.js';
+import type { A2aPushConfigRecord, A2aPushDelivery, A2aTaskRecord } from '../a2a-store.js';
 import {
   deliveryStates,
   type EventRecord,
@@ -240,6 +240,40 @@ const a2aPushConfigRow = z
     }),
   );
 
+/** A config joined with one of its task's queued events (pendingA2aPushDeliveries). */
+const a2aPushDeliveryRow = z
+  .object({
+    task_id: z.string(),
+    config_id: z.string(),
+    config: jsonText(jsonObject),
+    wire_version: z.string(),
+    config_created_at: millis,
+    seq: z.number().int(),
+    event_id: z.string(),
+    event: jsonText(jsonObject),
+    task: jsonText(jsonObject).nullable(),
+    created_at: millis,
+  })
+  .transform(
+    (row): A2aPushDelivery => ({
+      config: {
+        taskId: row.task_id,
+        id: row.config_id,
+        config: row.config,
+        wireVersion: row.wire_version,
+        createdAt: row.config_created_at,
+      },
+      event: {
+        taskId: row.task_id,
+        eventId: row.event_id,
+        seq: row.seq,
+        event: row.event,
+        task: row.task,
+        createdAt: row.created_at,
+      },
+    }),
+  );
+
 const transcriptEntryRow = z.object({ entry: jsonText(jsonObject) }).transform((row) => row.entry);
 
 export function parser<T>(table: string, schema: z.ZodType<T, unknown>): (row: unknown) => T {
@@ -265,3 +299,4 @@ export const toLeaseRecord = parser('leases', leaseRow);
 export const toTranscriptEntry = parser('transcript_entries', transcriptEntryRow);
 export const toA2aTaskRecord = parser('a2a_tasks', a2aTaskRow);
 export const toA2aPushConfigRecord = parser('a2a_push_configs', a2aPushConfigRow);
+export const toA2aPushDelivery = parser('a2a_push_events', a2aPushDeliveryRow);

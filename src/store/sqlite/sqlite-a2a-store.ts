@@ -1,10 +1,21 @@
-import type { A2aPushConfigRecord, A2aStore, A2aTaskRecord, ListA2aTasksOptions } from '../a2a-store.js';
+import type {
+  A2aPushConfigRecord,
+  A2aPushDelivery,
+  A2aPushEventRecord,
+  A2aStore,
+  A2aTaskRecord,
+  ListA2aTasksOptions,
+} from '../a2a-store.js';
+import { pendingDeliveriesSql } from '../a2a-push-sql.js';
 import { openDatabase } from './open-database.js';
-import { toA2aPushConfigRecord, toA2aTaskRecord } from './rows.js';
+import { toA2aPushConfigRecord, toA2aPushDelivery, toA2aTaskRecord } from './rows.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import type { SqliteStoreOptions } from './sqlite-store.js';
 
 const defaultLimit = 50;
+const defaultPerConfig = 16;
+
+
 
 /**
  * A2A tasks and their push notification configs on SQLite: the agentd data file (its schema has the
@@ -95,8 +106,9 @@ export class SqliteA2aStore implements A2aStore {
     this.#connection.write(() => {
       this.#connection
         .statement(
-          `INSERT INTO a2a_push_configs (task_id, id, config, wire_version, created_at)
-           VALUES (@taskId, @id, @config, @wireVersion, @now)
+          `INSERT INTO a2a_push_configs (task_id, id, config, wire_version, created_at, delivered_seq)
+           VALUES (@taskId, @id, @config, @wireVersion, @now,
+             (SELECT coalesce(max(seq), 0) FROM a2a_push_events WHERE task_id = @taskId))
            ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config, wire_version = excluded.wire_version`,
         )
         .run({
@@ -123,7 +135,64 @@ export class SqliteA2aStore implements A2aStore {
       this.#connection
         .statement('DELETE FROM a2a_push_configs WHERE task_id = @taskId AND (@id IS NULL OR id = @id)')
         .run({ taskId: options.taskId, id: options.id ?? null });
+      this.#clearDelivered(options.taskId);
     });
+  }
+
+  async appendA2aPushEvent(
+    event: Omit<A2aPushEventRecord, 'seq' | 'createdAt'> & { now: number },
+  ): Promise<boolean> {
+    return this.#connection.write(() => {
+      // The write transaction serializes appends: seq is the task's next number, with no gaps.
+      const { changes } = this.#connection
+        .statement(
+          `INSERT INTO a2a_push_events (task_id, seq, event_id, event, task, created_at)
+           SELECT @taskId, coalesce(max(seq), 0) + 1, @eventId, @event, @task, @now
+             FROM a2a_push_events WHERE task_id = @taskId
+           ON CONFLICT (task_id, event_id) DO NOTHING`,
+        )
+        .run({
+          taskId: event.taskId,
+          eventId: event.eventId,
+          event: JSON.stringify(event.event),
+          task: event.task === null ? null : JSON.stringify(event.task),
+          now: event.now,
+        });
+      return changes > 0;
+    });
+  }
+
+  async pendingA2aPushDeliveries(options: { perConfig?: number } = {}): Promise<A2aPushDelivery[]> {
+    return this.#connection.read(() =>
+      this.#connection
+        .statement(pendingDeliveriesSql('@perConfig'))
+        .all({ perConfig: Math.max(1, options.perConfig ?? defaultPerConfig) })
+        .map(toA2aPushDelivery),
+    );
+  }
+
+  async commitA2aPushDelivery(options: { taskId: string; configId: string; seq: number }): Promise<void> {
+    this.#connection.write(() => {
+      this.#connection
+        .statement(
+          `UPDATE a2a_push_configs SET delivered_seq = max(delivered_seq, @seq)
+           WHERE task_id = @taskId AND id = @configId`,
+        )
+        .run(options);
+      this.#clearDelivered(options.taskId);
+    });
+  }
+
+  /** Events every config of the task is past keep only their id (to deduplicate a replay). */
+  #clearDelivered(taskId: string): void {
+    this.#connection
+      .statement(
+        `UPDATE a2a_push_events SET event = NULL, task = NULL
+         WHERE task_id = @taskId AND event IS NOT NULL
+           AND seq <= coalesce((SELECT min(delivered_seq) FROM a2a_push_configs WHERE task_id = @taskId),
+                               (SELECT max(seq) FROM a2a_push_events WHERE task_id = @taskId))`,
+      )
+      .run({ taskId });
   }
 
   async close(): Promise<void> {
