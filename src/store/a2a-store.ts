@@ -80,7 +80,9 @@ export interface A2aStore {
   /** Deletes one config, or all of the task's when `id` is omitted; unknown ones are a no-op. */
   deleteA2aPushConfig(options: { taskId: string; id?: string }): Promise<void>;
   /** Queues an event for the task's configs; false (and nothing changes) when its id was queued before. */
-  appendA2aPushEvent(event: Omit<A2aPushEventRecord, 'seq' | 'createdAt'> & { now: number }): Promise<boolean>;
+  appendA2aPushEvent(
+    event: Omit<A2aPushEventRecord, 'seq' | 'createdAt'> & { now: number },
+  ): Promise<boolean>;
   /**
    * What is left to deliver, across every task: for each config, the events queued after the last
    * one committed for it, in order, at most `perConfig` of them; configs in creation order.

@@ -8,9 +8,11 @@ import {
 import type { Hono } from 'hono';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { A2aStore } from '../../store/a2a-store.js';
+import type { Leadership } from '../../store/store.js';
 import { type AgentCardConfig, a2aPaths, buildAgentCard, parseAgentCardConfig } from './agent-card.js';
 import { AgentdExecutor } from './executor.js';
-import { type PushSenderOptions, RetryingPushNotificationSender } from './push-sender.js';
+import { PushDispatcher } from './push-dispatcher.js';
+import type { PushSenderOptions } from './push-sender.js';
 import { AgentdPushNotificationStore } from './push-store.js';
 import { AgentdRequestHandler } from './request-handler.js';
 import { registerAgentCardRoutes } from './routes/agent-card-route.js';
@@ -36,6 +38,11 @@ export interface MountA2aOptions {
   /** Working directory and settings of the sessions that A2A contexts' channels start. @default the runtime's */
   session?: SessionDefaults;
   push?: PushSenderOptions;
+  /**
+   * The push duty: notifications are sent by the one node holding it (the mount closes it).
+   * @default the runtime's leadership of `a2a-push` (always this node on SQLite)
+   */
+  pushDuty?: Leadership;
   timing?: Partial<EngineTiming>;
   /** Milliseconds between keep-alive comments on quiet event streams. @default 15000 */
   heartbeatMs?: number;
@@ -51,13 +58,13 @@ export interface A2aMount {
   readonly reconciled: Promise<ReconcileReport>;
   /** The card, with URLs under `origin` unless a base URL was configured. */
   agentCard(origin?: string): AgentCard;
-  /** Resolves when the push notifications handed over so far were delivered or given up. */
+  /** Resolves when the push notifications queued so far were delivered or given up (on the duty's node). */
   pushesSettled(): Promise<void>;
   /** Stops following tasks and sending notifications; call before closing the runtime. */
   close(): Promise<void>;
 }
 
-/** Pushes come from the task followers (they see every event, with or without a request). */
+/** Pushes come from the task followers (they see every event, with or without a request) through the outbox. */
 const viaFollowers: PushNotificationSender = { send: async () => undefined };
 
 /**
@@ -77,15 +84,18 @@ export function mountA2a(app: Hono, options: MountA2aOptions): A2aMount {
     });
   const taskStore = new AgentdTaskStore(options.store);
   const pushStore = new AgentdPushNotificationStore(options.store);
-  const pushSender = new RetryingPushNotificationSender(pushStore, {
-    ...options.push,
-    ...(options.log && !options.push?.log ? { log: options.log } : {}),
+  const pushDuty = options.pushDuty ?? runtime.leadership('a2a-push');
+  const pushes = new PushDispatcher({
+    store: options.store,
+    duty: pushDuty,
+    ...(options.push ? { push: options.push } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   const busManager = new DefaultExecutionEventBusManager();
   const engine = new TaskEngine({
     runtime,
     taskStore,
-    pushSender,
+    pushes,
     busManager,
     ...(options.session ? { sessionDefaults: options.session } : {}),
     ...(options.timing ? { timing: options.timing } : {}),
@@ -107,16 +117,18 @@ export function mountA2a(app: Hono, options: MountA2aOptions): A2aMount {
   registerJsonRpcRoutes(app, [a2aPaths.jsonRpc, a2aPaths.jsonRpcAlias], requestHandler, streams);
   registerRestRoutes(app, a2aPaths.rest, requestHandler, streams);
 
+  pushes.start(() => engine.adoptPushTasks());
   const reconciled = options.reconcile === false ? Promise.resolve({ tasks: [] }) : engine.reconcile();
   reconciled.catch((error: unknown) => options.log?.(`A2A task reconciliation failed: ${String(error)}`));
   return {
     requestHandler,
     reconciled,
     agentCard: card,
-    pushesSettled: () => pushSender.idle(),
+    pushesSettled: () => pushes.idle(),
     close: async () => {
-      pushSender.close();
+      await pushes.close();
       await engine.close();
+      await pushDuty.close();
     },
   };
 }

@@ -6,7 +6,6 @@ import {
   type AgentExecutionEvent,
   type ExecutionEventBus,
   type ExecutionEventBusManager,
-  type PushNotificationSender,
   ServerCallContext,
 } from '@a2a-js/sdk/server';
 import type { ClaudeConfig } from '../../config/claude-config.js';
@@ -16,6 +15,7 @@ import type { InputRecord, SessionRecord } from '../../store/store.js';
 import { askedInteractionIds } from './hitl.js';
 import { TaskTranslator } from './journal-translator.js';
 import { agentMessage, isTerminal, textPart } from './parts.js';
+import type { PushDispatcher } from './push-dispatcher.js';
 import { TaskFollower } from './task-follower.js';
 import { type TaskLink, taskLink } from './task-metadata.js';
 import type { AgentdTaskStore } from './task-store.js';
@@ -51,7 +51,7 @@ export class TaskEngine {
   readonly taskStore: AgentdTaskStore;
   readonly timing: EngineTiming;
   private readonly followers = new Map<string, TaskFollower>();
-  private readonly pushSender: PushNotificationSender;
+  private readonly pushes: PushDispatcher;
   private readonly busManager: ExecutionEventBusManager;
   private readonly sessionDefaults: SessionDefaults;
   private readonly logLine: ((line: string) => void) | undefined;
@@ -60,7 +60,7 @@ export class TaskEngine {
   constructor(options: {
     runtime: Runtime;
     taskStore: AgentdTaskStore;
-    pushSender: PushNotificationSender;
+    pushes: PushDispatcher;
     busManager: ExecutionEventBusManager;
     sessionDefaults?: SessionDefaults;
     timing?: Partial<EngineTiming>;
@@ -68,7 +68,7 @@ export class TaskEngine {
   }) {
     this.runtime = options.runtime;
     this.taskStore = options.taskStore;
-    this.pushSender = options.pushSender;
+    this.pushes = options.pushes;
     this.busManager = options.busManager;
     this.sessionDefaults = options.sessionDefaults ?? {};
     this.timing = {
@@ -153,12 +153,25 @@ export class TaskEngine {
     return this.busManager.getByTaskId(taskId, this.context);
   }
 
-  push(event: AgentExecutionEvent, task: Task | undefined): void {
-    const response: StreamResponse = { payload: toPayload(event) };
-    const snapshot = task ? structuredClone(task) : undefined;
-    this.pushSender.send(response, this.context, snapshot).catch((error: unknown) => {
-      this.log(`push notification for task ${snapshot?.id ?? '?'} not queued: ${String(error)}`);
-    });
+  /**
+   * Queues an event for the task's push notifications, under an id that names it the same way on
+   * every node (the node holding the push duty sends it).
+   */
+  async push(event: AgentExecutionEvent, task: Task | undefined, eventId: string): Promise<void> {
+    await this.pushes.queue({ eventId, response: { payload: toPayload(event) }, task });
+  }
+
+  /**
+   * The push duty's part here: the open tasks with push configs that no follower of this node
+   * follows get one, so a task whose node died keeps notifying (where its node is alive, both follow
+   * it; their events are queued once).
+   */
+  async adoptPushTasks(): Promise<void> {
+    for await (const task of this.taskStore.openTasks()) {
+      if (this.closed || this.followers.has(task.id)) continue;
+      const link = taskLink(task);
+      if (link && (await this.pushes.notifies(task.id))) this.follow(task, link);
+    }
   }
 
   /**
@@ -280,6 +293,8 @@ export class TaskEngine {
         status: { state: TaskState.TASK_STATE_FAILED, message, timestamp: new Date().toISOString() },
         metadata: { 'agentd.errorCode': 'not_started' },
       }),
+      undefined,
+      `${task.id}:unlinked`,
     );
   }
 

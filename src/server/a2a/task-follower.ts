@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { type AgentExecutionEvent, type ExecutionEventBus, ResultManager } from '@a2a-js/sdk/server';
 import { TaskTranslator } from './journal-translator.js';
@@ -65,11 +66,19 @@ export class TaskFollower {
     return this.translator.done;
   }
 
-  /** Records an event in the task store, then publishes it on `bus` (or the task's live bus) and pushes it. */
-  async emit(event: AgentExecutionEvent, bus?: ExecutionEventBus): Promise<void> {
+  /**
+   * Records an event in the task store, then publishes it on `bus` (or the task's live bus) and
+   * queues it for push notifications under `eventId` (events from the journal are named by their
+   * cursor, the same on every node; others by a new id).
+   */
+  async emit(
+    event: AgentExecutionEvent,
+    bus?: ExecutionEventBus,
+    eventId = `${this.taskId}:${randomUUID()}`,
+  ): Promise<void> {
     await this.results.processEvent(event);
     (bus ?? this.engine.liveBus(this.taskId))?.publish(event);
-    this.engine.push(event, this.results.getCurrentTask());
+    await this.engine.push(event, this.results.getCurrentTask(), eventId);
   }
 
   start(): void {
@@ -132,7 +141,8 @@ export class TaskFollower {
       for await (const event of runtime.events(this.link.sessionId, { after: this.cursor })) {
         progressed = true;
         this.cursor = event.cursor;
-        for (const out of this.translator.translate(event)) await this.deliver(out, event.cursor);
+        for (const [index, out] of this.translator.translate(event).entries())
+          await this.deliver(out, event.cursor, `${this.taskId}:${event.cursor}.${index}`);
         if (this.translator.done || this.stopped) break;
       }
       this.markCaughtUp();
@@ -150,13 +160,14 @@ export class TaskFollower {
           const message =
             'no worker is running to deliver this message; send it again (the same messageId delivers it)';
           const createdAt = Date.now();
-          for (const out of this.translator.fail({
+          const failure = this.translator.fail({
             cursor: this.cursor,
             createdAt,
             message,
             code: 'no_worker',
-          }))
-            await this.deliver(out, this.cursor);
+          });
+          for (const [index, out] of failure.entries())
+            await this.deliver(out, this.cursor, `${this.taskId}:${this.cursor}.no_worker.${index}`);
           break;
         }
         workerMissing = missing;
@@ -178,8 +189,10 @@ export class TaskFollower {
     return inputs.some((input) => input.id === this.link.inputId && input.state === 'accepted');
   }
 
-  private async deliver(event: AgentExecutionEvent, cursor: number): Promise<void> {
-    if (cursor > this.recordedUpTo) await this.emit(event);
+  private async deliver(event: AgentExecutionEvent, cursor: number, eventId: string): Promise<void> {
+    if (cursor > this.recordedUpTo) await this.emit(event, undefined, eventId);
+    // The last recorded event may be the one a node died with before queuing its push.
+    else if (cursor === this.recordedUpTo) await this.engine.push(event, undefined, eventId);
     const state = this.translator.state;
     if (event.kind === 'statusUpdate' && isRestState(state)) {
       this.restCursor = cursor;

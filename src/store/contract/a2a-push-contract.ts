@@ -39,7 +39,13 @@ export function describeA2aPushContract(context: ContractContext<A2aStore>): voi
         ['e2', 2],
       ]);
       expect(deliveries[0]).toEqual({
-        config: { taskId: 't1', id: 'p1', config: config('t1', 'p1').config, wireVersion: '1.0', createdAt: 1_000 },
+        config: {
+          taskId: 't1',
+          id: 'p1',
+          config: config('t1', 'p1').config,
+          wireVersion: '1.0',
+          createdAt: 1_000,
+        },
         event: {
           taskId: 't1',
           eventId: 'e1',
@@ -105,7 +111,9 @@ export function describeA2aPushContract(context: ContractContext<A2aStore>): voi
       await store.saveA2aPushConfig(config('t1', 'p1'));
       const ids = Array.from({ length: 20 }, (_, index) => `e${index}`);
       // Every event queued twice at once, as two nodes following one task would.
-      const results = await Promise.all([...ids, ...ids].map((id) => store.appendA2aPushEvent(event('t1', id))));
+      const results = await Promise.all(
+        [...ids, ...ids].map((id) => store.appendA2aPushEvent(event('t1', id))),
+      );
       expect(results.filter(Boolean)).toHaveLength(20);
       const deliveries = await store.pendingA2aPushDeliveries({ perConfig: 100 });
       expect(deliveries.map(({ event }) => event.seq)).toEqual(ids.map((_, index) => index + 1));

@@ -1,3 +1,4 @@
+import { pendingDeliveriesSql } from '../a2a-push-sql.js';
 import type {
   A2aPushConfigRecord,
   A2aPushDelivery,
@@ -7,7 +8,6 @@ import type {
   ListA2aTasksOptions,
 } from '../a2a-store.js';
 import { toA2aPushConfigRecord, toA2aPushDelivery, toA2aTaskRecord } from '../sqlite/rows.js';
-import { pendingDeliveriesSql } from '../a2a-push-sql.js';
 import { migrate } from './migrate.js';
 import { PostgresConnection, type PostgresExecutor } from './postgres-connection.js';
 import type { PostgresStoreOptions } from './postgres-store.js';
@@ -120,10 +120,10 @@ export class PostgresA2aStore implements A2aStore {
 
   async deleteA2aPushConfig(options: { taskId: string; id?: string }): Promise<void> {
     await this.#connection.write(async (executor) => {
-      await executor.run('DELETE FROM a2a_push_configs WHERE task_id = $1 AND ($2::text IS NULL OR id = $2)', [
-        options.taskId,
-        options.id ?? null,
-      ]);
+      await executor.run(
+        'DELETE FROM a2a_push_configs WHERE task_id = $1 AND ($2::text IS NULL OR id = $2)',
+        [options.taskId, options.id ?? null],
+      );
       await clearDelivered(executor, options.taskId);
     });
   }

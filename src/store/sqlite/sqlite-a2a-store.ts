@@ -1,3 +1,4 @@
+import { pendingDeliveriesSql } from '../a2a-push-sql.js';
 import type {
   A2aPushConfigRecord,
   A2aPushDelivery,
@@ -6,7 +7,6 @@ import type {
   A2aTaskRecord,
   ListA2aTasksOptions,
 } from '../a2a-store.js';
-import { pendingDeliveriesSql } from '../a2a-push-sql.js';
 import { openDatabase } from './open-database.js';
 import { toA2aPushConfigRecord, toA2aPushDelivery, toA2aTaskRecord } from './rows.js';
 import { SqliteConnection } from './sqlite-connection.js';
@@ -14,8 +14,6 @@ import type { SqliteStoreOptions } from './sqlite-store.js';
 
 const defaultLimit = 50;
 const defaultPerConfig = 16;
-
-
 
 /**
  * A2A tasks and their push notification configs on SQLite: the agentd data file (its schema has the
