@@ -108,7 +108,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     ...(options.offline ? { offline: true } : {}),
   });
-  const metrics = new ServerMetrics({ runtime });
+  // Cluster-wide duties, each held by one node at a time on a shared store (docs/postgres.md).
+  const duties = {
+    reconcile: runtime.leadership('reconcile'),
+    ...(options.a2a === false ? {} : { 'a2a-push': runtime.leadership('a2a-push') }),
+  };
+  const metrics = new ServerMetrics({ runtime, duties });
   await metrics.baseline();
   const closing = new AbortController();
   let url = '';
@@ -137,6 +142,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
               ...(config.agentCard ? { agentCard: config.agentCard } : {}),
               ...(options.publicUrl ? { baseUrl: options.publicUrl } : {}),
               bearerAuth: tokens.length > 0,
+              ...(duties['a2a-push'] ? { pushDuty: duties['a2a-push'] } : {}),
               ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
               ...(options.log ? { log: options.log } : {}),
             });
@@ -154,6 +160,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       });
     });
   } catch (error) {
+    await a2a?.close();
+    await duties.reconcile.close();
     await a2aStore?.close();
     await runtime.close();
     const code = (error as NodeJS.ErrnoException).code;
@@ -165,7 +173,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   url = urlOf(host, port);
 
   // Noticing dead workers across the cluster is one node's duty at a time (on a shared store).
-  const reconcileDuty = runtime.leadership('reconcile');
+  const reconcileDuty = duties.reconcile;
   let bridges: RunningBridges | undefined;
   try {
     bridges = await startBridges({
@@ -177,6 +185,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   } catch (error) {
     (server as import('node:http').Server).closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await a2a?.close();
+    await duties.reconcile.close();
     await a2aStore?.close();
     await runtime.close();
     throw error;

@@ -2,12 +2,14 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ModelUsage, TokenUsage } from '../backends/agent-event.js';
 import type { JournalData, JournalRecord } from '../journal/journal-event.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { liveExecutionStates, type SessionRecord } from '../store/store.js';
+import { type Leadership, liveExecutionStates, type SessionRecord } from '../store/store.js';
 
 export interface ServerMetricsOptions {
   runtime: Runtime;
   /** Also export Node's process metrics (CPU, memory, event loop). @default true */
   processMetrics?: boolean;
+  /** The cluster-wide duties this node may hold, by name, shown as `agentd_duty_leader`. @default none */
+  duties?: Record<string, Leadership>;
 }
 
 const tokenDirections: Array<[keyof TokenUsage, string]> = [
@@ -42,6 +44,8 @@ export class ServerMetrics {
   private readonly sessionsActive: Gauge;
   private readonly queriesRunning: Gauge;
   private readonly liveWorkers: Gauge;
+  private readonly dutyLeader: Gauge<'duty'>;
+  private readonly duties: Record<string, Leadership>;
 
   constructor(options: ServerMetricsOptions) {
     this.runtime = options.runtime;
@@ -109,6 +113,13 @@ export class ServerMetrics {
       help: 'Worker processes that hold or are taking a session (starting, running, idle, stopping)',
       registers,
     });
+    this.duties = options.duties ?? {};
+    this.dutyLeader = new Gauge({
+      name: 'agentd_duty_leader',
+      help: 'Whether this node holds a cluster-wide duty (1) or another node does (0), by duty',
+      labelNames: ['duty'],
+      registers,
+    });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -149,6 +160,8 @@ export class ServerMetrics {
     this.sessionsActive.set(sessions.filter((session) => session.state === 'active').length);
     this.liveWorkers.set(live.length);
     this.queriesRunning.set(running.length);
+    for (const [duty, leadership] of Object.entries(this.duties))
+      this.dutyLeader.set({ duty }, leadership.leader ? 1 : 0);
   }
 
   private async tail(session: SessionRecord): Promise<void> {
