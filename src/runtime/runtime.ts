@@ -10,7 +10,7 @@ import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
 import { type JournalRecord, journalEntry, type PeerSource } from '../journal/journal-event.js';
 import { openStore, storeUrlVariable } from '../journal/open-store.js';
-import { readJournal } from '../journal/read-journal.js';
+import { readJournal, toJournalRecord } from '../journal/read-journal.js';
 import { FileSkillStore } from '../skills/file-skill-store.js';
 import {
   type ExecutionRecord,
@@ -620,6 +620,19 @@ export class Runtime {
   async lastCursor(sessionId: string): Promise<number> {
     await this.requireSession(sessionId);
     return this.store.lastCursor(sessionId);
+  }
+
+  /**
+   * The journals of all sessions past a cursor each (sessions not in `after`: from their start),
+   * typed, by session then cursor, at most `limit`: one store query however many sessions there are.
+   */
+  async journalAcross(after: ReadonlyMap<string, number>, limit = 1000): Promise<JournalRecord[]> {
+    return (await this.store.readEventsAcross({ after, limit })).map(toJournalRecord);
+  }
+
+  /** Every session's highest cursor, in one store query. */
+  async lastCursors(): Promise<Map<string, number>> {
+    return this.store.lastCursors();
   }
 
   /** Executions in any of the given states, across sessions (as last recorded: `reconcile()` first to drop dead ones). */

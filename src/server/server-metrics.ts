@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ModelUsage, TokenUsage } from '../backends/agent-event.js';
 import type { JournalData, JournalRecord } from '../journal/journal-event.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { type Leadership, liveExecutionStates, type SessionRecord } from '../store/store.js';
+import { type Leadership, liveExecutionStates } from '../store/store.js';
 
 export interface ServerMetricsOptions {
   runtime: Runtime;
@@ -11,6 +11,9 @@ export interface ServerMetricsOptions {
   /** The cluster-wide duties this node may hold, by name, shown as `agentd_duty_leader`. @default none */
   duties?: Record<string, Leadership>;
 }
+
+/** Events read per cross-session query. */
+const journalPage = 1000;
 
 const tokenDirections: Array<[keyof TokenUsage, string]> = [
   ['inputTokens', 'input'],
@@ -21,8 +24,8 @@ const tokenDirections: Array<[keyof TokenUsage, string]> = [
 
 /**
  * Prometheus metrics of one server, in a registry of its own. Workers are other processes, so the
- * counters come from the journal: before each scrape the server reads every session's events
- * after the last cursor it counted. Events journaled before the server started are not counted
+ * counters come from the journal: before each scrape the server reads, in one cross-session query
+ * (paged), the events of every session after the last cursor it counted. Events journaled before the server started are not counted
  * (a counter starts at zero with its process, as Prometheus expects). Gauges are read from the
  * store at scrape time.
  */
@@ -125,9 +128,7 @@ export class ServerMetrics {
 
   /** Marks where counting starts: the sessions that exist now count from their current end. */
   async baseline(): Promise<void> {
-    for (const session of await this.runtime.listSessions()) {
-      this.cursors.set(session.id, await this.runtime.lastCursor(session.id));
-    }
+    for (const [sessionId, cursor] of await this.runtime.lastCursors()) this.cursors.set(sessionId, cursor);
   }
 
   /** The Prometheus text format, after counting what was journaled since the last scrape. */
@@ -149,8 +150,21 @@ export class ServerMetrics {
 
   private async collect(): Promise<void> {
     const { runtime } = this;
-    const sessions = await runtime.listSessions();
-    for (const session of sessions) await this.tail(session);
+    let sessions = await runtime.listSessions();
+    let byId = new Map(sessions.map((session) => [session.id, session]));
+    for (;;) {
+      const page = await runtime.journalAcross(this.cursors, journalPage);
+      if (page.some((event) => !byId.has(event.sessionId))) {
+        // Sessions created since the listing above.
+        sessions = await runtime.listSessions();
+        byId = new Map(sessions.map((session) => [session.id, session]));
+      }
+      for (const event of page) {
+        this.cursors.set(event.sessionId, event.cursor);
+        this.count(event, byId.get(event.sessionId)?.model ?? null);
+      }
+      if (page.length < journalPage) break;
+    }
     const [pending, live, running] = await Promise.all([
       runtime.interactions({ state: 'pending' }),
       runtime.executionsInState(liveExecutionStates),
@@ -164,20 +178,11 @@ export class ServerMetrics {
       this.dutyLeader.set({ duty }, leadership.leader ? 1 : 0);
   }
 
-  private async tail(session: SessionRecord): Promise<void> {
-    let cursor = this.cursors.get(session.id) ?? 0;
-    for await (const event of this.runtime.events(session.id, { after: cursor })) {
-      cursor = event.cursor;
-      this.count(event, session);
-    }
-    this.cursors.set(session.id, cursor);
-  }
-
-  private count(event: JournalRecord, session: SessionRecord): void {
+  private count(event: JournalRecord, model: string | null): void {
     this.journalEvents.inc({ type: event.type });
     switch (event.type) {
       case 'agent.turn.completed':
-        this.countTurn(event.data, session);
+        this.countTurn(event.data, model);
         return;
       case 'agent.error':
         this.errors.inc({
@@ -194,11 +199,11 @@ export class ServerMetrics {
     }
   }
 
-  private countTurn(turn: JournalData<'agent.turn.completed'>, session: SessionRecord): void {
+  private countTurn(turn: JournalData<'agent.turn.completed'>, sessionModel: string | null): void {
     const perModel = Object.entries(turn.modelUsage);
     // The turn's model is the one that wrote the most; claude's side calls (titles) use smaller ones.
     const main =
-      perModel.sort(([, a], [, b]) => b.outputTokens - a.outputTokens)[0]?.[0] ?? session.model ?? 'default';
+      perModel.sort(([, a], [, b]) => b.outputTokens - a.outputTokens)[0]?.[0] ?? sessionModel ?? 'default';
     this.queries.inc({ status: turn.isError ? 'error' : 'success', model: main });
     this.queryDuration.observe({ model: main }, turn.durationMs / 1000);
     const usages: Array<[string, ModelUsage]> =

@@ -277,6 +277,14 @@ export interface EventStorage {
   readEvents(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventRecord[]>;
   /** The highest cursor of the session, 0 when it has no events. */
   lastCursor(sessionId: string): Promise<number>;
+  /**
+   * The journals of all sessions past a cursor each, in one query (what journal metrics read): for
+   * a session in `after`, its events with cursor > its entry; for any other, all of its events.
+   * Ordered by session id, then cursor; at most `limit` (default 1000).
+   */
+  readEventsAcross(options: { after: ReadonlyMap<string, number>; limit?: number }): Promise<EventRecord[]>;
+  /** Every session's highest cursor (0 when it has no events), in one query. */
+  lastCursors(): Promise<Map<string, number>>;
 }
 
 /** Approvals and questions, listed in creation order. */

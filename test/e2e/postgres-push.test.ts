@@ -6,14 +6,16 @@
  * that was in flight, under the same id (docs/decisions/0091-a2a-push-as-a-cluster-duty.md).
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Message, Role, type SendMessageRequest, StreamResponse } from '@a2a-js/sdk';
+import { join } from 'node:path';
+import { type Message, Role, type SendMessageRequest, StreamResponse, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { textPart } from '../../src/server/a2a/parts.js';
 import { testPostgresUrl } from '../postgres/test-database.js';
-import { isRunning, killGroup, linesOf, spawnCli, waitFor } from './helpers.js';
+import { isRunning, killGroup, linesOf, readJournal, spawnCli, waitFor } from './helpers.js';
 import { type Cluster, createCluster, type Node } from './postgres-nodes.js';
 
 const url = testPostgresUrl('postgres-push.test.ts');
@@ -32,6 +34,7 @@ async function serve(node: Node, cwd: string): Promise<ServeNode> {
   const child = spawnCli(['serve', '--port', '0', '--data-dir', node.dataDir], {
     ...node.env,
     CLAUDE_CWD: cwd,
+    CLAUDE_ALLOWED_TOOLS: 'Read',
   });
   serving.push(child.pid!);
   let stderr = '';
@@ -137,77 +140,119 @@ afterEach(async () => {
 });
 
 describe.skipIf(url === undefined)('PostgreSQL: A2A push notifications across nodes', () => {
-  it('the duty holder sends each event once for a task run through the other node; SIGKILLed with a notification in flight, the other node takes over and repeats only that one, under the same id', async () => {
-    const answer = 'pushed across two nodes';
-    cluster = await createCluster({
-      url: url!,
-      // The answer waits, so the first notifications are out before it comes.
-      script: [{ text: answer, delayMs: 6000 }],
-    });
-    const c = cluster;
-    receiver = await startReceiver();
-    const hook = receiver;
+  it.each([
+    { through: 'the other node', taskOn: 'b' },
+    { through: 'the duty holder itself', taskOn: 'a' },
+  ] as const)(
+    'a task run through $through: each event pushed once by the duty holder; SIGKILLed with a notification in flight, the other node takes the duty over, repeats only that one (same id) and follows the task to its end',
+    async ({ taskOn }) => {
+      const answer = 'pushed across two nodes';
+      cluster = await createCluster({
+        url: url!,
+        // The first answer waits, so the first notifications are out before it comes; the second
+        // comes after node A died, so its events reach the outbox only through node B.
+        script: (_request, index) =>
+          index === 0
+            ? {
+                content: [
+                  { type: 'text', text: 'reading the notes' },
+                  { type: 'tool_use', name: 'Read', input: { file_path: join(c.cwd, 'notes.txt') } },
+                ],
+                delayMs: 6000,
+              }
+            : { text: answer, delayMs: 5000 },
+      });
+      const c = cluster;
+      writeFileSync(join(c.cwd, 'notes.txt'), 'the notes say hello');
+      receiver = await startReceiver();
+      const hook = receiver;
 
-    const a = await serve(c.node('a'), c.cwd);
-    await waitFor(async () => (await a.duty('a2a-push')) === 1, { what: 'node A to hold the push duty' });
-    const b = await serve(c.node('b'), c.cwd);
-    expect(await b.duty('a2a-push')).toBe(0);
+      const a = await serve(c.node('a'), c.cwd);
+      await waitFor(async () => (await a.duty('a2a-push')) === 1, { what: 'node A to hold the push duty' });
+      const b = await serve(c.node('b'), c.cwd);
+      expect(await b.duty('a2a-push')).toBe(0);
 
-    // The task runs through node B; node A, the duty holder, sends its notifications.
-    const client = await new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['JSONRPC'] }),
-    ).createFromUrl(b.url);
-    const streamed: string[] = [];
-    const streaming = (async () => {
-      for await (const event of client.sendMessageStream(streamingRequest('say something', hook.url)))
-        streamed.push(JSON.stringify(StreamResponse.toJSON(event)));
-    })();
+      // Node A, the duty holder, sends the notifications of a task run through either node. When the
+      // task runs through A, A's death leaves it to B to follow (its detached worker lives on).
+      const clientOf = (base: string) =>
+        new ClientFactory(
+          ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: ['JSONRPC'] }),
+        ).createFromUrl(base);
+      const client = await clientOf(taskOn === 'a' ? a.url : b.url);
+      const streamed: string[] = [];
+      const streaming = (async () => {
+        for await (const event of client.sendMessageStream(streamingRequest('read the notes', hook.url)))
+          streamed.push(JSON.stringify(StreamResponse.toJSON(event)));
+      })().catch(() => {
+        // Through node A, the stream ends with A's death.
+      });
+      // Both alive: the task and its WORKING status, each once.
+      await waitFor(() => hook.receipts.length >= 2, {
+        what: 'the first two notifications',
+        timeoutMs: 60_000,
+      });
+      hook.setHold(true);
+      expect(hook.receipts.map((receipt) => describeBody(receipt.body))).toEqual([
+        'task TASK_STATE_SUBMITTED',
+        'statusUpdate TASK_STATE_WORKING',
+      ]);
+      expect(new Set(hook.receipts.map((receipt) => receipt.id)).size).toBe(2);
 
-    // Both alive: the task and its WORKING status, each once.
-    await waitFor(() => hook.receipts.length >= 2, { what: 'the first two notifications', timeoutMs: 60_000 });
-    hook.setHold(true);
-    expect(hook.receipts.map((receipt) => describeBody(receipt.body))).toEqual([
-      'task TASK_STATE_SUBMITTED',
-      'statusUpdate TASK_STATE_WORKING',
-    ]);
-    expect(new Set(hook.receipts.map((receipt) => receipt.id)).size).toBe(2);
+      // The next notification reaches the receiver, which does not answer: A dies with it in flight.
+      await waitFor(() => hook.held.length === 1, { what: 'a notification in flight', timeoutMs: 60_000 });
+      const inFlight = hook.receipts.at(-1)!;
+      expect(hook.receipts).toHaveLength(3);
+      killGroup(a.pid);
+      await waitFor(() => !isRunning(a.pid), { what: 'node A to die' });
+      const killedAt = Date.now();
+      hook.setHold(false);
 
-    // The answer's notification reaches the receiver, which does not answer: A dies with it in flight.
-    await waitFor(() => hook.held.length === 1, { what: 'a notification in flight', timeoutMs: 60_000 });
-    const inFlight = hook.receipts.at(-1)!;
-    expect(hook.receipts).toHaveLength(3);
-    killGroup(a.pid);
-    await waitFor(() => !isRunning(a.pid), { what: 'node A to die' });
-    hook.setHold(false);
+      // Node B takes the duty over and delivers the rest, the one in flight again first.
+      await waitFor(async () => (await b.duty('a2a-push')) === 1, {
+        what: 'node B to take the push duty over',
+        timeoutMs: 30_000,
+      });
+      await waitFor(() => hook.receipts.some((receipt) => receipt.body.includes('TASK_STATE_COMPLETED')), {
+        what: 'the completion notification',
+        timeoutMs: 90_000,
+      });
+      await streaming;
 
-    // Node B takes the duty over and delivers the rest, the one in flight again first.
-    await waitFor(async () => (await b.duty('a2a-push')) === 1, {
-      what: 'node B to take the push duty over',
-      timeoutMs: 30_000,
-    });
-    await waitFor(() => hook.receipts.some((receipt) => receipt.body.includes('TASK_STATE_COMPLETED')), {
-      what: 'the completion notification',
-      timeoutMs: 90_000,
-    });
-    await streaming;
+      const taskId = (JSON.parse(inFlight.body) as { statusUpdate: { taskId: string } }).statusUpdate.taskId;
+      const task = await (await clientOf(b.url)).getTask({ tenant: '', id: taskId });
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      // The answer was journaled after node A died: only node B followed the task to it.
+      const runtime = await c.node('reader').openRuntime();
+      const journal = await readJournal(runtime, String(task.metadata?.['agentd.sessionId']));
+      const answered = journal.find(
+        (event) => event.type === 'agent.message' && JSON.stringify(event.data).includes(answer),
+      );
+      expect(answered?.createdAt).toBeGreaterThan(killedAt);
 
-    const ids = hook.receipts.map((receipt) => receipt.id);
-    expect(ids.every((id) => id.length > 0 && id !== 'undefined')).toBe(true);
-    // Exactly one repeat: the notification that was in flight, right after it, byte for byte.
-    const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
-    expect(repeated).toEqual([inFlight.id]);
-    expect(hook.receipts[3]).toEqual(inFlight);
-    // Deduplicated by id, the receiver has every event of the task once, in the order the client
-    // streaming from node B saw them.
-    const unique = hook.receipts.filter((receipt, index) => ids.indexOf(receipt.id) === index);
-    expect(unique.map((receipt) => receipt.body)).toEqual(streamed);
-    expect(unique.map((receipt) => describeBody(receipt.body))).toEqual([
-      'task TASK_STATE_SUBMITTED',
-      'statusUpdate TASK_STATE_WORKING',
-      'statusUpdate TASK_STATE_WORKING',
-      'artifactUpdate',
-      'statusUpdate TASK_STATE_COMPLETED',
-    ]);
-    expect(unique.some((receipt) => receipt.body.includes(answer))).toBe(true);
-  }, 240_000);
+      const ids = hook.receipts.map((receipt) => receipt.id);
+      expect(ids.every((id) => id.startsWith(`${taskId}:`))).toBe(true);
+      // Exactly one repeat: the notification that was in flight, right after it, byte for byte.
+      const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
+      expect(repeated).toEqual([inFlight.id]);
+      expect(hook.receipts[3]).toEqual(inFlight);
+      // Deduplicated by id, the receiver has every event of the task once, in the order a client
+      // streaming the task saw them (through A, until A died).
+      const unique = hook.receipts.filter((receipt, index) => ids.indexOf(receipt.id) === index);
+      if (taskOn === 'b') expect(unique.map((receipt) => receipt.body)).toEqual(streamed);
+      else expect(unique.slice(0, streamed.length).map((receipt) => receipt.body)).toEqual(streamed);
+      expect(unique.map((receipt) => describeBody(receipt.body)), JSON.stringify(hook.receipts, null, 1)).toEqual([
+        'task TASK_STATE_SUBMITTED',
+        'statusUpdate TASK_STATE_WORKING',
+        'statusUpdate TASK_STATE_WORKING',
+        'statusUpdate TASK_STATE_WORKING',
+        'statusUpdate TASK_STATE_WORKING',
+        'statusUpdate TASK_STATE_WORKING',
+        'artifactUpdate',
+        'statusUpdate TASK_STATE_COMPLETED',
+      ]);
+      expect(unique[2]!.body).toContain('reading the notes');
+      expect(unique.at(-2)!.body).toContain(answer);
+    },
+    240_000,
+  );
 });

@@ -31,6 +31,11 @@ export class PushDispatcher {
   private readonly log: ((line: string) => void) | undefined;
   /** Config keys with a delivery chain running. */
   private readonly chains = new Map<string, Promise<void>>();
+  /**
+   * The last seq this node committed, per config key: a read of pending deliveries that began
+   * before a chain's last commits must not start them again.
+   */
+  private readonly committed = new Map<string, number>();
   private adopt: () => Promise<void> = async () => {};
   private adoptedAt = 0;
   private running: Promise<void> | undefined;
@@ -130,13 +135,15 @@ export class PushDispatcher {
   /** Starts a delivery chain for each config with events pending and none running. */
   private async dispatch(): Promise<void> {
     const byConfig = new Map<string, A2aPushDelivery[]>();
+    const seen = new Set<string>();
     for (const delivery of await this.store.pendingA2aPushDeliveries()) {
       const key = `${delivery.config.taskId}\u0000${delivery.config.id}`;
-      if (this.chains.has(key)) continue;
+      seen.add(key);
+      if (this.chains.has(key) || delivery.event.seq <= (this.committed.get(key) ?? 0)) continue;
       byConfig.set(key, [...(byConfig.get(key) ?? []), delivery]);
     }
     for (const [key, deliveries] of byConfig) {
-      const chain = this.deliverInOrder(deliveries)
+      const chain = this.deliverInOrder(key, deliveries)
         .catch((error: unknown) => this.log?.(`push notifications: ${String(error)}`))
         .finally(() => {
           this.chains.delete(key);
@@ -144,9 +151,12 @@ export class PushDispatcher {
         });
       this.chains.set(key, chain);
     }
+    // Only a read that overlapped a chain's commits can be stale; keys neither read nor running are done with.
+    for (const key of this.committed.keys())
+      if (!seen.has(key) && !this.chains.has(key)) this.committed.delete(key);
   }
 
-  private async deliverInOrder(deliveries: A2aPushDelivery[]): Promise<void> {
+  private async deliverInOrder(key: string, deliveries: A2aPushDelivery[]): Promise<void> {
     for (const { config, event } of deliveries) {
       // A node that lost the duty stops at once: the new holder starts from the committed progress.
       if (this.poster.closed || !this.duty.leader) return;
@@ -163,6 +173,7 @@ export class PushDispatcher {
       });
       if (!done) return;
       await this.store.commitA2aPushDelivery({ taskId: config.taskId, configId: config.id, seq: event.seq });
+      this.committed.set(key, event.seq);
     }
   }
 

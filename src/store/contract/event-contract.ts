@@ -215,5 +215,53 @@ export function describeEventContract(context: ContractContext): void {
       expect((await store.getSession(session.id))?.costUsd).toBe(0);
       expect(await store.lastCursor(session.id)).toBe(0);
     });
+
+    it('readEventsAcross: every session past its own cursor (unlisted ones from the start), by session then cursor', async () => {
+      const store = context.store();
+      const [a, b, c] = [
+        await createTestSession(store, { id: 'across-a' }),
+        await createTestSession(store, { id: 'across-b' }),
+        await createTestSession(store, { id: 'across-c' }),
+      ];
+      await store.appendEvents(a.id, events(3), { now: 1 });
+      await store.appendEvents(b.id, events(2), { now: 1 });
+      await store.createSession({ id: 'across-d', provider: 'claude', cwd: '/p', config: {}, now: 1 });
+      const position = (list: Awaited<ReturnType<typeof store.readEventsAcross>>) =>
+        list.map((event) => `${event.sessionId}#${event.cursor}`);
+      expect(position(await store.readEventsAcross({ after: new Map([[a.id, 1]]) }))).toEqual([
+        'across-a#2',
+        'across-a#3',
+        'across-b#1',
+        'across-b#2',
+      ]);
+      await store.appendEvents(c.id, events(1), { now: 1 });
+      await store.appendEvents(a.id, events(1), { now: 1 });
+      const after = new Map([
+        [a.id, 3],
+        [b.id, 2],
+      ]);
+      const tail = await store.readEventsAcross({ after });
+      expect(position(tail)).toEqual(['across-a#4', 'across-c#1']);
+      expect(tail[0]).toMatchObject({ type: 'agent.message', data: { index: 0 }, createdAt: 1 });
+      expect(position(await store.readEventsAcross({ after, limit: 1 }))).toEqual(['across-a#4']);
+      expect(
+        await store.readEventsAcross({
+          after: new Map([
+            [a.id, 4],
+            [b.id, 2],
+            [c.id, 1],
+          ]),
+        }),
+      ).toEqual([]);
+    });
+
+    it('lastCursors: every session’s last cursor, 0 without events', async () => {
+      const store = context.store();
+      const a = await createTestSession(store);
+      const b = await createTestSession(store);
+      await store.appendEvents(a.id, events(3), { now: 1 });
+      const cursors = await store.lastCursors();
+      expect([cursors.get(a.id), cursors.get(b.id)]).toEqual([3, 0]);
+    });
   });
 }

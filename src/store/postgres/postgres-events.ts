@@ -87,5 +87,33 @@ export function postgresEvents(
         return row?.last_cursor ?? 0;
       });
     },
+
+    async readEventsAcross(options) {
+      const ids = [...options.after.keys()];
+      const cursors = ids.map((id) => options.after.get(id) ?? 0);
+      // Sessions whose counter is past their position are the only ones read, each by its index range.
+      return connection.read(async (executor) =>
+        (
+          await executor.rows(
+            `SELECT e.* FROM sessions s
+               LEFT JOIN unnest($1::text[], $2::bigint[]) AS p(session_id, cursor) ON p.session_id = s.id
+               JOIN events e ON e.session_id = s.id AND e.cursor > coalesce(p.cursor, 0)
+              WHERE s.last_cursor > coalesce(p.cursor, 0)
+              ORDER BY e.session_id, e.cursor LIMIT $3`,
+            [ids, cursors, Math.max(0, options.limit ?? 1000)],
+          )
+        ).map(toEventRecord),
+      );
+    },
+
+    async lastCursors() {
+      return connection.read(async (executor) => {
+        const rows = (await executor.rows('SELECT id, last_cursor FROM sessions')) as Array<{
+          id: string;
+          last_cursor: number;
+        }>;
+        return new Map(rows.map((row) => [row.id, row.last_cursor]));
+      });
+    },
   };
 }

@@ -65,5 +65,34 @@ export function sqliteEvents(connection: SqliteConnection): EventStorage {
         return row?.last_cursor ?? 0;
       });
     },
+
+    async readEventsAcross(options) {
+      const positions = JSON.stringify([...options.after]);
+      // Sessions whose counter is past their position are the only ones read, each by its index range.
+      return connection.read(() =>
+        connection
+          .statement(
+            `WITH p (session_id, cursor) AS MATERIALIZED (
+               SELECT value ->> 0, value ->> 1 FROM json_each(@positions))
+             SELECT e.* FROM sessions s
+               LEFT JOIN p ON p.session_id = s.id
+               JOIN events e ON e.session_id = s.id AND e.cursor > coalesce(p.cursor, 0)
+              WHERE s.last_cursor > coalesce(p.cursor, 0)
+              ORDER BY e.session_id, e.cursor LIMIT @limit`,
+          )
+          .all({ positions, limit: Math.max(0, options.limit ?? 1000) })
+          .map(toEventRecord),
+      );
+    },
+
+    async lastCursors() {
+      return connection.read(() => {
+        const rows = connection.statement('SELECT id, last_cursor FROM sessions').all() as Array<{
+          id: string;
+          last_cursor: number;
+        }>;
+        return new Map(rows.map((row) => [row.id, row.last_cursor]));
+      });
+    },
   };
 }
