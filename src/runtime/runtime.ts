@@ -178,8 +178,11 @@ function requireDirectory(cwd: string): void {
   if (!isDirectory) throw new InvalidInputError(`cwd ${cwd} is not an existing directory`, { cwd });
 }
 
-/** How often a follower of a session's events checks that its worker is still alive. */
-const followReconcileMs = 1000;
+/**
+ * How often a follower of a session's events checks that its worker is still alive; also its
+ * safety poll while every process's writes wake it.
+ */
+const followReconcileMs = 2000;
 
 /** The leadership of a node that is alone on its store. */
 const soleLeadership: Leadership = { leader: true, ready: async () => {}, close: async () => {} };

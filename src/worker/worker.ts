@@ -31,7 +31,7 @@ export interface WorkerOptions {
   pollMs?: number;
   /**
    * How often it looks while every change wakes it (SQLite: the runtime on this host signals it;
-   * PostgreSQL: LISTEN/NOTIFY): only a safety net for a lost wake. @default 1000
+   * PostgreSQL: LISTEN/NOTIFY): only a safety net for a lost wake. @default 2000
    */
   safetyPollMs?: number;
   /** Stop after this long with no turn, interaction or background task; 0 = never. @default 600000 */
@@ -149,7 +149,7 @@ export class Worker {
   private napMs(ms: number): number {
     const { store } = this.options;
     const woken = store.kind === 'sqlite' || store.changes?.crossProcess === true;
-    return woken ? Math.max(ms, this.options.safetyPollMs ?? 1000) : ms;
+    return woken ? Math.max(ms, this.options.safetyPollMs ?? 2000) : ms;
   }
 
   private log(line: string) {
