@@ -6,6 +6,7 @@ import { runtimeCase } from './runtime.js';
 import { scaleCase } from './scale.js';
 import { sseCase } from './sse.js';
 import { storeCase } from './store.js';
+import { wakeCase } from './wake.js';
 
 /** Every benchmark `npm run bench` knows; add new modules here. */
 export const benchCases: BenchCase[] = [
