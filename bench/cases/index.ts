@@ -17,4 +17,5 @@ export const benchCases: BenchCase[] = [
   sseCase,
   a2aCase,
   scaleCase,
+  wakeCase,
 ];

@@ -9,7 +9,7 @@ describe('Waker', () => {
     await Promise.all(naps);
   });
 
-  it('a wake while a loop is not napping ends that loop\'s next nap at once, and only that one', async () => {
+  it("a wake while a loop is not napping ends that loop's next nap at once, and only that one", async () => {
     const waker = new Waker();
     const nap = waker.napper();
     waker.wake();
@@ -26,7 +26,7 @@ describe('Waker', () => {
     expect(ended).toBe(true);
   });
 
-  it('each loop keeps its own wake: one loop woken while napping does not take another loop\'s', async () => {
+  it("each loop keeps its own wake: one loop woken while napping does not take another loop's", async () => {
     const waker = new Waker();
     const napping = waker.napper();
     const busy = waker.napper();

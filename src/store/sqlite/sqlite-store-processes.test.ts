@@ -136,7 +136,7 @@ describe('SqliteStore across processes', () => {
     await store.close();
   });
 
-  it('changes: another process\'s commits wake the readers of that session only, after each commit is visible', async () => {
+  it("changes: another process's commits wake the readers of that session only, after each commit is visible", async () => {
     const path = join(directory, 'changes.db');
     const store = await prepare(path, 2);
     const unwatched = SqliteStore.open({ path, watchOthers: false });
