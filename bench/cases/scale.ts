@@ -13,7 +13,12 @@ interface Side {
   stoppedGrowingAt: number | null;
   memory: { totalMib: number; perSessionMib: number };
   idleCpu: { totalPercentOfOneCore: number; perSessionPercent: number };
-  latency: { sendToFirstEventMs: Percentiles; sendToEndOfTurnMs: Percentiles; turnsStartedLate: number };
+  latency: {
+    sendToFirstEventMs: Percentiles;
+    sendToEndOfTurnMs: Percentiles;
+    turnsStartedLate: number;
+    turnsFailed?: number;
+  };
 }
 
 /** N concurrent live sessions against N plain SDK query() sessions in one process. */
@@ -35,12 +40,12 @@ export const scaleCase: BenchCase = {
         side === undefined
           ? []
           : [
-              `| ${n}${side.stoppedGrowingAt !== null ? ` (${side.sessions} live)` : ''} | ${name} | ${side.memory.totalMib} | ${side.memory.perSessionMib} | ${side.idleCpu.totalPercentOfOneCore}% | ${side.idleCpu.perSessionPercent}% | ${p(side.latency.sendToFirstEventMs)} | ${p(side.latency.sendToEndOfTurnMs)} | ${side.latency.turnsStartedLate} |`,
+              `| ${n}${side.stoppedGrowingAt !== null ? ` (${side.sessions} live)` : ''} | ${name} | ${side.memory.totalMib} | ${side.memory.perSessionMib} | ${side.idleCpu.totalPercentOfOneCore}% | ${side.idleCpu.perSessionPercent}% | ${p(side.latency.sendToFirstEventMs)} | ${p(side.latency.sendToEndOfTurnMs)} | ${side.latency.turnsStartedLate} / ${side.latency.turnsFailed ?? 0} |`,
             ],
       ),
     );
     const markdown = [
-      '| N | side | PSS total MiB | PSS / session MiB | idle CPU (one core) | idle CPU / session | send → first event p50/p95/p99 ms | send → end of turn p50/p95/p99 ms | turns late |',
+      '| N | side | PSS total MiB | PSS / session MiB | idle CPU (one core) | idle CPU / session | send → first event p50/p95/p99 ms | send → end of turn p50/p95/p99 ms | turns late / failed |',
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
       ...rows,
     ].join('\n');

@@ -9,7 +9,8 @@
  * - latency: each session takes a turn every BENCH_SCALE_PERIOD_MS, its start spread over the
  *   period, for BENCH_SCALE_ROUNDS rounds: send → the turn's first agent event, and → its end.
  *
- * BENCH_SCALE_N picks the sizes (default 10,50,100,150), reached in turn by the same sessions. Growing stops (and is reported) when the
+ * BENCH_SCALE_N picks the sizes (default 10,50,100,150), reached in turn by the same sessions;
+ * BENCH_SCALE_PLAIN_N those of the plain side (default the same). Growing stops (and is reported) when the
  * machine's available memory would fall under BENCH_SCALE_MIN_FREE_MIB (default 3000).
  *
  * Run: npm run build && node --import tsx bench/scripts/scale.ts   (prints one JSON object)
@@ -32,6 +33,10 @@ const numberFromEnv = (name: string, fallback: number) => {
   return process.env[name] && Number.isFinite(value) ? value : fallback;
 };
 const sizes = (process.env.BENCH_SCALE_N ?? '10,50,100,150').split(',').map(Number);
+/** The sizes the plain side runs too. @default BENCH_SCALE_N */
+const plainSizes = process.env.BENCH_SCALE_PLAIN_N
+  ? process.env.BENCH_SCALE_PLAIN_N.split(',').map(Number)
+  : sizes;
 const idleSeconds = numberFromEnv('BENCH_SCALE_IDLE_S', 60);
 const rounds = numberFromEnv('BENCH_SCALE_ROUNDS', 3);
 const periodMs = numberFromEnv('BENCH_SCALE_PERIOD_MS', 10_000);
@@ -52,6 +57,7 @@ function percentiles(values: number[]) {
 interface TurnTimes {
   firstEventMs: number;
   endMs: number;
+  failed?: boolean;
 }
 
 /** One follower per session, as an SSE client of `agentd serve` would hold: events come to `on`. */
@@ -79,6 +85,11 @@ class Follower {
   }
 }
 
+/**
+ * One turn: send → the first agent event, and → its end. A turn that ends without completing (the
+ * worker failed: SQLite stayed locked past its busy timeout) counts as failed; the next send starts
+ * another worker.
+ */
 async function turn(
   runtime: Runtime,
   sessionId: string,
@@ -87,13 +98,18 @@ async function turn(
 ): Promise<TurnTimes> {
   const after = await runtime.store.lastCursor(sessionId);
   const started = performance.now();
-  const first = follower.next(after, (type) => type.startsWith('agent.'));
-  const end = follower.next(after, (type) => type === 'agent.turn.completed');
+  const ends = new Set(['agent.turn.completed', 'agent.error', 'execution.failed', 'execution.stopped']);
+  let ending = '';
+  const first = follower.next(after, (type) => type.startsWith('agent.') || ends.has(type));
+  const end = follower.next(after, (type) => {
+    if (ends.has(type)) ending = type;
+    return ends.has(type);
+  });
   await runtime.send(sessionId, { text });
   await first;
   const firstEventMs = performance.now() - started;
   await end;
-  return { firstEventMs, endMs: performance.now() - started };
+  return { firstEventMs, endMs: performance.now() - started, failed: ending !== 'agent.turn.completed' };
 }
 
 /** Every session takes `rounds` turns, one per period each, their starts spread over the period. */
@@ -116,6 +132,7 @@ async function steadyTurns(count: number, take: (index: number, round: number) =
     sendToFirstEventMs: percentiles(times.map((each) => each.firstEventMs)),
     sendToEndOfTurnMs: percentiles(times.map((each) => each.endMs)),
     turnsStartedLate: late,
+    turnsFailed: times.filter((each) => each.failed).length,
     turnsPerSecond: round1(count / (periodMs / 1000)),
   };
 }
@@ -349,7 +366,7 @@ async function main(): Promise<void> {
     agentd = await agentdRun(sizes, env);
     await sleep(3000);
     log(`scale: plain SDK, load ${round1(loadavg()[0]!)}, ${Math.round(availableMib())} MiB available`);
-    plain = await plainRun(sizes, env);
+    plain = await plainRun(plainSizes, env);
   } finally {
     await model.close();
   }

@@ -71,8 +71,13 @@ async function readSse(
   return events;
 }
 
+/** Each test starts two or three workers and their `claude`s in turn: slow on a loaded machine. */
+const timeout = 180_000;
+
 describe('hibernation', () => {
-  it('an idle session says hibernated everywhere; the next input wakes it with its conversation, delivered once', async () => {
+  it('an idle session says hibernated everywhere; the next input wakes it with its conversation, delivered once', {
+    timeout,
+  }, async () => {
     harness = await createHarness({
       script: [{ text: 'the first answer' }, { text: 'the second answer' }],
       env: { AGENTD_IDLE_TIMEOUT_MS: '1000' },
@@ -140,7 +145,9 @@ describe('hibernation', () => {
     expect(journal.filter(isEvent('execution.started'))).toHaveLength(2);
   });
 
-  it('a waking worker killed before it takes the input: the input waits; the next wake delivers it once', async () => {
+  it('a waking worker killed before it takes the input: the input waits; the next wake delivers it once', {
+    timeout,
+  }, async () => {
     harness = await createHarness({
       script: [{ text: 'first' }, { text: 'after the crash' }],
       env: { AGENTD_IDLE_TIMEOUT_MS: '1000' },
@@ -174,7 +181,9 @@ describe('hibernation', () => {
     await checkGuarantees(h.runtime, session.id, { acknowledged: ['m-1', 'm-2'], model: h.model });
   });
 
-  it('a waking worker killed mid-turn: its input is never resent; the session wakes again for the next one', async () => {
+  it('a waking worker killed mid-turn: its input is never resent; the session wakes again for the next one', {
+    timeout,
+  }, async () => {
     const slow = 'A slow answer that is still streaming when its worker is killed, chunk by chunk.';
     harness = await createHarness({
       script: [{ text: 'first' }, { text: slow, chunkDelayMs: 150, chunkSize: 4 }, { text: 'third' }],
