@@ -126,7 +126,7 @@ describe('hibernation', () => {
     expect(events.find(isEvent('agent.message')) && dataOf(events.find(isEvent('agent.message'))!).text).toBe(
       'the second answer',
     );
-    expect((await h.runtime.getSession(session.id)).hibernated, 'awake again').toBe(false);
+    // (Not asserted awake afterwards: with a 1 s idle timeout it may have hibernated again already.)
 
     // The new worker resumed the native session: the model was given the first turn again.
     const requests = h.model.conversationRequests();
