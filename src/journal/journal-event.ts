@@ -11,6 +11,9 @@ export interface PeerSource {
   permissionMode: string;
 }
 
+/** The `reason` of the `execution.stopped` of a worker that left after its idle timeout. */
+export const idleTimeoutReason = 'idle timeout';
+
 /**
  * Events that agentd itself writes to a session's journal, beside the backend's `AgentEvent`s
  * (which are journaled under their own `type`, with the native message kept in `raw`).

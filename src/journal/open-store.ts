@@ -36,11 +36,26 @@ export function storeLocation(paths: DataPaths, url: string | undefined): StoreL
   );
 }
 
+export interface OpenStoreOptions {
+  /**
+   * On SQLite, wake this process's readers on other processes' commits (see SqliteChangeFeed); a
+   * worker opens without, since the runtime on its host signals it. @default true
+   */
+  watchOthers?: boolean;
+}
+
 /** The store for a data directory: `AGENTD_STORE_URL` when set, else SQLite in `agentd.db`. */
-export async function openStore(paths: DataPaths, env: Record<string, string | undefined>): Promise<Store> {
+export async function openStore(
+  paths: DataPaths,
+  env: Record<string, string | undefined>,
+  options: OpenStoreOptions = {},
+): Promise<Store> {
   const location = storeLocation(paths, env[storeUrlVariable]);
   if (location.kind === 'sqlite') {
-    return SqliteStore.open({ path: location.path });
+    return SqliteStore.open({
+      path: location.path,
+      ...(options.watchOthers === false ? { watchOthers: false } : {}),
+    });
   }
   // Loaded only when chosen: a SQLite node never loads pg.
   const { PostgresStore } = await import('../store/postgres/postgres-store.js');

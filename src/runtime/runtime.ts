@@ -32,6 +32,7 @@ import { Channels } from './channels.js';
 import { claudeExecutablePath } from './claude-executable.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
 import { Grants } from './grants.js';
+import { isHibernated, lastEventOf } from './hibernation.js';
 import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
 import { type PeerLimits, Peers } from './peers.js';
 import type { PreparedRun } from './prepared-run.js';
@@ -159,6 +160,11 @@ export interface SessionDetails {
   inputs: InputRecord[];
   live: ExecutionRecord | null;
   lastCursor: number;
+  /**
+   * No worker runs since the last one left after its idle timeout; the next input wakes the
+   * session (a worker started, the native session resumed).
+   */
+  hibernated: boolean;
 }
 
 /** The working directory must exist before anything is recorded: a worker could not start in it. */
@@ -172,8 +178,11 @@ function requireDirectory(cwd: string): void {
   if (!isDirectory) throw new InvalidInputError(`cwd ${cwd} is not an existing directory`, { cwd });
 }
 
-/** How often a follower of a session's events checks that its worker is still alive. */
-const followReconcileMs = 1000;
+/**
+ * How often a follower of a session's events checks that its worker is still alive; also its
+ * safety poll while every process's writes wake it.
+ */
+const followReconcileMs = 2000;
 
 /** The leadership of a node that is alone on its store. */
 const soleLeadership: Leadership = { leader: true, ready: async () => {}, close: async () => {} };
@@ -462,7 +471,8 @@ export class Runtime {
 
   /**
    * Calls `listener` whenever the session's journal may have grown (the store's change feed: any
-   * node's writes on PostgreSQL, this process's on SQLite). Returns the function that stops it.
+   * node's writes on PostgreSQL, any process's on this host on SQLite). Returns the function that
+   * stops it.
    */
   watchEvents(sessionId: string, listener: () => void): () => void {
     return (
@@ -470,6 +480,14 @@ export class Runtime {
         if (changed === null || changed === sessionId) listener();
       }) ?? (() => {})
     );
+  }
+
+  /**
+   * True while `watchEvents` sees every process's and node's writes (PostgreSQL's LISTEN is up,
+   * SQLite's wake file is watched): a follower may then poll only as a safety net.
+   */
+  get changesWake(): boolean {
+    return this.store.changes?.crossProcess ?? false;
   }
 
   async interactions(
@@ -580,12 +598,15 @@ export class Runtime {
     const session = await this.requireSession(sessionId);
     await this.supervisor.reconcile(sessionId);
     const executions = await this.store.listExecutions(sessionId);
+    const live = executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null;
+    const lastCursor = await this.store.lastCursor(sessionId);
     return {
       session,
       executions,
       inputs: await this.store.listInputs(sessionId),
-      live: executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null,
-      lastCursor: await this.store.lastCursor(sessionId),
+      live,
+      lastCursor,
+      hibernated: isHibernated(session, live, await lastEventOf(this.store, sessionId, lastCursor)),
     };
   }
 

@@ -5,9 +5,18 @@ import {
   type SessionState,
   type Store,
 } from '../store/store.js';
+import { isHibernated, lastEventOf } from './hibernation.js';
 
 /** What a session needs from a person, as an inbox groups it. */
-export const attentionStates = ['needs_you', 'working', 'idle', 'finished', 'failed', 'archived'] as const;
+export const attentionStates = [
+  'needs_you',
+  'working',
+  'idle',
+  'hibernated',
+  'finished',
+  'failed',
+  'archived',
+] as const;
 export type Attention = (typeof attentionStates)[number];
 
 export interface SessionOverview {
@@ -34,7 +43,8 @@ const busyStates = new Set<string>(['starting', 'running', 'stopping']);
 
 /**
  * One row per session with what it needs now: pending interactions win, then a busy worker, an
- * idle one, how its last execution ended, and archived sessions last. Read from the store after the
+ * idle one, a session hibernated after its idle timeout, how its last execution ended, and
+ * archived sessions last. Read from the store after the
  * caller reconciled dead workers.
  */
 export async function sessionOverview(
@@ -58,13 +68,15 @@ export async function sessionOverview(
         null,
       );
       const lastCursor = await store.lastCursor(session.id);
-      const [lastEvent] =
-        lastCursor > 0 ? await store.readEvents(session.id, { after: lastCursor - 1, limit: 1 }) : [];
+      const lastEvent = await lastEventOf(store, session.id, lastCursor);
       const pendingInteractions = pending.get(session.id) ?? 0;
       const initialPrompt = session.config.initialPrompt;
       return {
         session,
-        attention: attentionOf(session, live, lastExecution, pendingInteractions),
+        attention:
+          pendingInteractions === 0 && isHibernated(session, live, lastEvent)
+            ? 'hibernated'
+            : attentionOf(session, live, lastExecution, pendingInteractions),
         title:
           session.title ??
           (typeof initialPrompt === 'string' ? initialPrompt : await firstInputText(store, session.id)),

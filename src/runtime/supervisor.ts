@@ -92,12 +92,13 @@ export class Supervisor {
       : await store.listExecutionsByState([...liveExecutionStates]);
     const dead: ExecutionRecord[] = [];
     for (const execution of live) {
-      const lease = await store.getLease(execution.sessionId);
       if (this.isAlive(execution)) {
         // A process that is still there but let its lease lapse (stopped, hung, cut off from the
         // store) may still wake and renew it; only an explicit resume takes over from it, after
         // which its writes are fenced off.
-        if (!options.takeOverLapsed || !Supervisor.leaseLapsed(execution, lease)) continue;
+        if (!options.takeOverLapsed) continue;
+        const lease = await store.getLease(execution.sessionId);
+        if (!Supervisor.leaseLapsed(execution, lease)) continue;
         dead.push(
           await this.markDead(execution, {
             code: 'lease_expired',
@@ -107,6 +108,7 @@ export class Supervisor {
         continue;
       }
       // On another host only the lease tells: wait until it has expired.
+      const lease = await store.getLease(execution.sessionId);
       if (lease && lease.owner === execution.id && lease.expiresAt > Date.now() && execution.pid === null)
         continue;
       dead.push(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UserInput } from '../backends/agent-backend.js';
+import { idleTimeoutReason } from '../journal/journal-event.js';
 import { type ReachedLimit, reachedLimit } from '../store/budget-limits.js';
 import type { Store } from '../store/store.js';
 import type { ExecutionJournal } from './execution-journal.js';
@@ -140,7 +141,7 @@ export class InputFeed {
       this.touch();
       return false;
     }
-    this.options.stop('idle timeout');
+    this.options.stop(idleTimeoutReason);
     return true;
   }
 }

@@ -11,8 +11,11 @@ export interface InteractionBridgeOptions {
   epoch: () => number;
   /** How often to look for an answer. @default 100 */
   pollMs?: number;
-  /** Waits between looks for an answer; the worker's wakes early when signalled. @default a plain timer */
-  nap?: (ms: number) => Promise<void>;
+  /**
+   * Gives the waits between looks for one answer; the worker's end early when signalled.
+   * @default plain timers
+   */
+  napper?: () => (ms: number) => Promise<void>;
   /** Whether an interrupt of the turn was requested; checked before an answer is handed back. */
   interrupted?: () => Promise<boolean>;
   /** Runs before a new interaction is persisted (the worker waits for the transcript mirror). */
@@ -105,6 +108,7 @@ export class InteractionBridge {
 
   private async waitForAnswer(id: string, signal: AbortSignal): Promise<PermissionDecision> {
     this.pendingCount++;
+    const nap = this.options.napper?.() ?? sleep;
     try {
       for (;;) {
         const interaction = await this.options.store.getInteraction(id);
@@ -115,7 +119,7 @@ export class InteractionBridge {
           return decisionFromAnswer(interaction);
         }
         if (signal.aborted) return { behavior: 'deny', message: 'The turn was interrupted.' };
-        await (this.options.nap ?? sleep)(this.pollMs);
+        await nap(this.pollMs);
       }
     } finally {
       this.pendingCount--;

@@ -27,7 +27,8 @@ async function main(): Promise<number> {
   const paths = dataPaths(dataDir);
   const logFile = join(paths.logs, `${executionId}.log`);
   const log = (line: string) => appendFileSync(logFile, `${line}\n`);
-  const store = await openStore(paths, process.env);
+  // Signalled by the runtime on this host, a worker does not watch other processes' SQLite commits.
+  const store = await openStore(paths, process.env, { watchOthers: false });
   const idleTimeoutMs = numberFromEnv('AGENTD_IDLE_TIMEOUT_MS');
   const leaseTtlMs = numberFromEnv('AGENTD_LEASE_TTL_MS');
   const tracing = startTracing(process.env, 'worker');

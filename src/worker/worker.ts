@@ -24,8 +24,16 @@ export interface WorkerOptions {
   executionId: string;
   /** @default 15000 */
   leaseTtlMs?: number;
-  /** How often the worker looks for inputs, answers and requests. @default 50 */
+  /**
+   * How often the worker looks for inputs, answers and requests when nothing wakes it (PostgreSQL
+   * while its LISTEN connection is down). @default 50
+   */
   pollMs?: number;
+  /**
+   * How often it looks while every change wakes it (SQLite: the runtime on this host signals it;
+   * PostgreSQL: LISTEN/NOTIFY): only a safety net for a lost wake. @default 2000
+   */
+  safetyPollMs?: number;
   /** Stop after this long with no turn, interaction or background task; 0 = never. @default 600000 */
   idleTimeoutMs?: number;
   /** Environment for the backend (credentials); never stored. */
@@ -72,13 +80,16 @@ export class Worker {
     this.pollMs = options.pollMs ?? 50;
     const log = (line: string) => this.log(line);
     this.lease = new LeaseKeeper({ store, sessionId, executionId, ...ttl(options.leaseTtlMs) });
+    const controlNap = this.waker.napper();
+    const feedNap = this.waker.napper();
     this.control = new ControlLoop({
       store,
       sessionId,
       executionId,
       lease: this.lease,
       pollMs: this.pollMs * 2,
-      nap: (ms) => this.waker.nap(ms),
+      // The lease is renewed from this loop: it must come round well within the lease's time.
+      nap: (ms) => controlNap(Math.min(this.napMs(ms), this.lease.ttlMs / 4)),
       turnActive: () => this.feed.turnActive,
       log,
     });
@@ -95,7 +106,11 @@ export class Worker {
       executionId,
       epoch: () => this.lease.epoch,
       pollMs: this.pollMs * 2,
-      nap: (ms) => this.waker.nap(ms),
+      // One napper per wait: several tool uses may wait for their answers at once.
+      napper: () => {
+        const nap = this.waker.napper();
+        return (ms) => nap(this.napMs(ms));
+      },
       // An interrupt journaled before the answer wins over it: the canceled turn must not go on.
       interrupted: async () => {
         if (!(await this.control.takeInterruptRequest())) return false;
@@ -111,7 +126,7 @@ export class Worker {
       journal: this.journal,
       pollMs: this.pollMs,
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
-      nap: (ms) => this.waker.nap(ms),
+      nap: (ms) => feedNap(this.napMs(ms)),
       busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0,
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
@@ -123,6 +138,18 @@ export class Worker {
   /** Wakes the worker from its poll at once. */
   wake(): void {
     this.waker.wake();
+  }
+
+  /**
+   * How long a wait between looks at the store lasts: the short poll, unless every change wakes the
+   * worker. On SQLite the runtime that writes is on this host and signals it (SIGUSR2); on
+   * PostgreSQL inputs and answers arrive by LISTEN/NOTIFY while that is up. A stop or interrupt
+   * asked on another node is seen at the next safety poll.
+   */
+  private napMs(ms: number): number {
+    const { store } = this.options;
+    const woken = store.kind === 'sqlite' || store.changes?.crossProcess === true;
+    return woken ? Math.max(ms, this.options.safetyPollMs ?? 2000) : ms;
   }
 
   private log(line: string) {

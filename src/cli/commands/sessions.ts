@@ -127,7 +127,7 @@ export function registerSessionCommands(program: Command, context: CliContext): 
       line(context, `model     ${session.model ?? '(default)'}`);
       line(
         context,
-        `worker    ${details.live ? `${details.live.id} ${details.live.state} pid ${details.live.pid}` : 'none'}`,
+        `worker    ${details.live ? `${details.live.id} ${details.live.state} pid ${details.live.pid}` : details.hibernated ? 'hibernated (the next input wakes it)' : 'none'}`,
       );
       line(context, `events    ${details.lastCursor}`);
       line(context, 'executions');

@@ -32,6 +32,11 @@ export interface EngineTiming {
   pollMs: number;
   /** …and while the task waits for a person. @default 1000 */
   pausedPollMs: number;
+  /**
+   * …and while every journal change wakes it (LISTEN/NOTIFY; SQLite's wake file): only a safety
+   * net for a lost wake. @default 1000
+   */
+  safetyPollMs: number;
   /** Quiet time after which a follower checks that a worker is there. @default 5000 */
   livenessMs: number;
   /** How long a cancel waits for the interrupted turn to end before it marks the task canceled itself. @default 10000 */
@@ -74,6 +79,7 @@ export class TaskEngine {
     this.timing = {
       pollMs: 100,
       pausedPollMs: 1000,
+      safetyPollMs: 1000,
       livenessMs: 5000,
       cancelGraceMs: 10_000,
       ...options.timing,

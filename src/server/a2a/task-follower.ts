@@ -123,7 +123,8 @@ export class TaskFollower {
 
   private async loop(): Promise<void> {
     const { runtime } = this.engine;
-    // New events end the pause at once (LISTEN/NOTIFY across nodes); the poll stays as the fallback.
+    // New events end the pause at once (LISTEN/NOTIFY across nodes, SQLite's wake file across
+    // processes); the poll stays as the fallback.
     const unwatch = runtime.watchEvents(this.link.sessionId, () => this.wake());
     try {
       await this.follow();
@@ -172,8 +173,15 @@ export class TaskFollower {
         }
         workerMissing = missing;
       }
-      await this.pause(this.translator.paused ? timing.pausedPollMs : timing.pollMs);
+      await this.pause(this.pauseMs());
     }
+  }
+
+  /** Between looks at the journal: long while every change wakes the follower, short otherwise. */
+  private pauseMs(): number {
+    const { runtime, timing } = this.engine;
+    const short = this.translator.paused ? timing.pausedPollMs : timing.pollMs;
+    return runtime.changesWake ? Math.max(short, timing.safetyPollMs) : short;
   }
 
   /**

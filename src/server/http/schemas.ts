@@ -170,6 +170,9 @@ export const sessionDetailsSchema = named(
     inputs: z.array(inputSchema),
     live: executionSchema.nullable(),
     lastCursor: z.number().int(),
+    hibernated: z
+      .boolean()
+      .describe('no worker runs since the last one left after its idle timeout; the next message wakes it'),
   }),
 );
 
@@ -181,7 +184,9 @@ export const sessionOverviewListSchema = named(
         session: sessionSchema,
         attention: z
           .enum(attentionStates)
-          .describe('needs_you (pending interactions), working, idle, finished, failed, archived'),
+          .describe(
+            'needs_you (pending interactions), working, idle, hibernated (no worker since the idle timeout; the next message wakes it), finished, failed, archived',
+          ),
         title: z.string().nullable().describe('the title, else the first prompt'),
         live: executionSchema.nullable(),
         lastExecution: executionSchema.nullable(),

@@ -83,6 +83,14 @@ async function prepare(path: string, sessions: number): Promise<SqliteStore> {
   return store;
 }
 
+async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('SqliteStore across processes', () => {
   it('acquireLease: of processes racing on the same file, exactly one wins each session', async () => {
     const path = join(directory, 'leases.db');
@@ -125,6 +133,32 @@ describe('SqliteStore across processes', () => {
     const stored = await store.readEvents('race-0', { limit: perRacer * 3 });
     expect(stored.map((event) => event.cursor)).toEqual(all);
     expect(await store.lastCursor('race-0')).toBe(perRacer * 2);
+    await store.close();
+  });
+
+  it("changes: another process's commits wake the readers of that session only, after each commit is visible", async () => {
+    const path = join(directory, 'changes.db');
+    const store = await prepare(path, 2);
+    const unwatched = SqliteStore.open({ path, watchOthers: false });
+    const woken: string[] = [];
+    // What a woken reader reads: the wake comes after the commit, so the last one sees the last event.
+    const seenAtWake: number[] = [];
+    const stop = store.changes!.watch('events', (sessionId) => {
+      woken.push(String(sessionId));
+      void store.lastCursor('race-0').then((cursor) => seenAtWake.push(cursor));
+    });
+    const notWoken: string[] = [];
+    const stopUnwatched = unwatched.changes!.watch('events', (sessionId) => notWoken.push(String(sessionId)));
+    expect(store.changes!.crossProcess).toBe(true);
+    expect(unwatched.changes!.crossProcess).toBe(false);
+    const count = 20;
+    await race([startRacer({ path, mode: 'append', name: 'writer', count })]);
+    await waitUntil(() => seenAtWake.includes(count));
+    expect(new Set(woken)).toEqual(new Set(['race-0']));
+    expect(notWoken).toEqual([]);
+    stop();
+    stopUnwatched();
+    await unwatched.close();
     await store.close();
   });
 

@@ -1,7 +1,7 @@
-import { LocalChangeFeed } from '../change-feed.js';
 import type { Store } from '../store.js';
 import { openDatabase } from './open-database.js';
 import { sqliteBudgets } from './sqlite-budgets.js';
+import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import { sqliteChannels } from './sqlite-channels.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { sqliteEvents } from './sqlite-events.js';
@@ -24,6 +24,11 @@ export interface SqliteStoreOptions {
    * @default 5000
    */
   busyTimeoutMs?: number;
+  /**
+   * Wake this process's readers on other processes' commits too (the change feed's `crossProcess`).
+   * A worker opens its store without: the runtime on its host signals it. @default true
+   */
+  watchOthers?: boolean;
 }
 
 /**
@@ -50,9 +55,12 @@ export const SqliteStore = {
   open(options: SqliteStoreOptions): SqliteStore {
     const db = openDatabase({ path: options.path, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
     const connection = new SqliteConnection({ db, path: options.path });
-    // Wakes this process's readers on its own writes; workers write from their own processes, so
-    // readers keep a short poll beside it (`crossProcess` is false).
-    const changes = new LocalChangeFeed();
+    // Wakes this process's readers on its own commits at once, and on other processes' through the
+    // data file's wake file (decision 0120).
+    const changes = new SqliteChangeFeed({
+      connection,
+      ...(options.watchOthers === false ? { watchOthers: false } : {}),
+    });
     const events = sqliteEvents(connection);
     const inputs = sqliteInputs(connection);
     const interactions = sqliteInteractions(connection);
@@ -93,7 +101,10 @@ export const SqliteStore = {
       ping: async () => {
         connection.read(() => connection.statement('SELECT 1').get());
       },
-      close: async () => connection.close(),
+      close: async () => {
+        changes.close();
+        connection.close();
+      },
     };
   },
 };

@@ -35,7 +35,7 @@ export interface Input {
   createdAt: number;
 }
 
-export type Attention = 'needs_you' | 'working' | 'idle' | 'finished' | 'failed' | 'archived';
+export type Attention = 'needs_you' | 'working' | 'idle' | 'hibernated' | 'finished' | 'failed' | 'archived';
 
 export interface SessionOverview {
   session: Session;
@@ -54,6 +54,8 @@ export interface SessionDetails {
   inputs: Input[];
   live: Execution | null;
   lastCursor: number;
+  /** No worker runs since the idle timeout; the next message wakes it. */
+  hibernated: boolean;
 }
 
 export interface Interaction {

@@ -9,7 +9,7 @@ import { InteractionCard } from './interaction-card.js';
 const groups: Array<{ id: string; title: string; attention: Attention[] }> = [
   { id: 'needs-you', title: 'Needs you', attention: ['needs_you'] },
   { id: 'working', title: 'Working', attention: ['working'] },
-  { id: 'idle', title: 'Idle', attention: ['idle'] },
+  { id: 'idle', title: 'Idle', attention: ['idle', 'hibernated'] },
   { id: 'finished', title: 'Finished or failed', attention: ['finished', 'failed'] },
   { id: 'archived', title: 'Archived', attention: ['archived'] },
 ];
@@ -93,6 +93,7 @@ const attentionLabel: Record<Attention, string> = {
   needs_you: 'needs you',
   working: 'working',
   idle: 'idle',
+  hibernated: 'hibernated',
   finished: 'finished',
   failed: 'failed',
   archived: 'archived',

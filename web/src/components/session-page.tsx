@@ -113,7 +113,13 @@ export function SessionPage({ id }: { id: string }) {
         <h1 class="session-title">{title ?? session.id}</h1>
         <p class="meta">
           <span class={`state state-${live ? live.state : session.state}`} data-testid="session-state">
-            {session.state === 'archived' ? 'archived' : live ? live.state : 'no worker'}
+            {session.state === 'archived'
+              ? 'archived'
+              : live
+                ? live.state
+                : details.hibernated
+                  ? 'hibernated'
+                  : 'no worker'}
           </span>
           <span>{session.role ?? 'no role'}</span>
           <span>{session.model ?? 'default model'}</span>
