@@ -692,30 +692,25 @@ export class Runtime {
     sessionId: string,
     options: DispatchOptions,
   ): Promise<InputRecord> {
-    const { input, created } = await store.addInput({
-      id: randomUUID(),
+    const id = randomUUID();
+    const messageId = options.messageId ?? randomUUID();
+    // The input and its `input.accepted` are one transaction: one fsync, and never one without the other.
+    const { input } = await store.addInput({
+      id,
       sessionId,
-      messageId: options.messageId ?? randomUUID(),
+      messageId,
       text: options.text,
       now: Date.now(),
+      event: journalEntry({
+        type: 'input.accepted',
+        inputId: id,
+        messageId,
+        text: options.text,
+        ...(options.command ? { command: true } : {}),
+        ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+        ...(options.source ? { source: options.source } : {}),
+      }),
     });
-    if (created) {
-      await store.appendEvents(
-        sessionId,
-        [
-          journalEntry({
-            type: 'input.accepted',
-            inputId: input.id,
-            messageId: input.messageId,
-            text: input.text,
-            ...(options.command ? { command: true } : {}),
-            ...(options.traceparent ? { traceparent: options.traceparent } : {}),
-            ...(options.source ? { source: options.source } : {}),
-          }),
-        ],
-        { now: Date.now() },
-      );
-    }
     return input;
   }
 
