@@ -224,4 +224,7 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (scope, target)
   );
   `,
+  `
+  ALTER TABLE role_versions ADD COLUMN warm_pool INTEGER;
+  `,
 ];

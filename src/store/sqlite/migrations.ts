@@ -235,4 +235,7 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (scope, target)
   ) STRICT;
   `,
+  `
+  ALTER TABLE role_versions ADD COLUMN warm_pool INTEGER;
+  `,
 ];
