@@ -299,9 +299,9 @@ export class Runtime {
     await this.pool?.refill();
   }
 
-  /** The warm pool's entries not taken yet, by PID (empty without a pool). */
-  warmEntries(): number[] {
-    return this.pool?.pids() ?? [];
+  /** The warm pool's entries not taken yet (none without a pool). */
+  warmEntries(): Array<{ pid: number; ready: boolean }> {
+    return this.pool?.list() ?? [];
   }
 
   /**

@@ -8,6 +8,9 @@ import type { FromWarmEntry, ToWarmEntry, WarmAssignment, WarmLaunch } from '../
 /** How long an entry may take to acknowledge the execution it was given before it is given up. */
 const assignTimeoutMs = 5000;
 
+/** Entries of one launch that may die before booting, in a row, before the pool stops starting them. */
+const maxFailures = 3;
+
 /** One launch the pool keeps entries for, and how many. */
 export interface WarmTarget {
   launch: WarmLaunch;
@@ -62,20 +65,17 @@ export function launchOfSession(session: SessionRecord): WarmLaunch {
 export class WarmPool {
   private readonly entries = new Set<Entry>();
   private refilling: Promise<void> = Promise.resolve();
+  /** Entries of a launch that died before their `claude` booted, in a row: at 3 it is not retried. */
+  private readonly failures = new Map<string, number>();
   private closed = false;
 
   constructor(private readonly options: WarmPoolOptions) {}
 
-  /** How many entries it keeps per launch key now (for tests and metrics). */
-  get counts(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const entry of this.entries) counts.set(entry.key, (counts.get(entry.key) ?? 0) + 1);
-    return counts;
-  }
-
-  /** The entries' PIDs, ready ones and booting ones. */
-  pids(): number[] {
-    return [...this.entries].flatMap((entry) => (entry.child.pid === undefined ? [] : [entry.child.pid]));
+  /** The entries not taken yet: PID, and whether its `claude` is booting already (`ready`). */
+  list(): Array<{ pid: number; ready: boolean }> {
+    return [...this.entries].flatMap((entry) =>
+      entry.child.pid === undefined || entry.exited ? [] : [{ pid: entry.child.pid, ready: entry.ready }],
+    );
   }
 
   /**
@@ -131,6 +131,7 @@ export class WarmPool {
       }
     }
     for (const [key, target] of wanted) {
+      if ((this.failures.get(key) ?? 0) >= maxFailures) continue;
       let have = [...this.entries].filter((entry) => entry.key === key).length;
       while (have < target.size && !this.closed) {
         this.start(key, target.launch);
@@ -144,12 +145,21 @@ export class WarmPool {
     const entry: Entry = { child, launch, key, ready: false, exited: false };
     this.entries.add(entry);
     child.on('message', (message: FromWarmEntry) => {
-      if (message.type === 'ready') entry.ready = true;
+      if (message.type !== 'ready') return;
+      entry.ready = true;
+      this.failures.delete(key);
     });
     // Killed or crashed before it was taken: replaced. A taken one is no longer the pool's.
     child.once('exit', () => {
+      const wasEntry = this.entries.delete(entry);
+      if (wasEntry && !entry.ready && !entry.exited) {
+        const failures = (this.failures.get(key) ?? 0) + 1;
+        this.failures.set(key, failures);
+        if (failures >= maxFailures)
+          this.options.log?.(`warm pool: entries for role ${launch.role} keep failing to start; not retried`);
+      }
       entry.exited = true;
-      if (this.entries.delete(entry) && !this.closed) {
+      if (wasEntry && !this.closed) {
         this.options.log?.(`warm pool: entry ${child.pid} exited before it was taken; replacing it`);
         void this.refill();
       }
