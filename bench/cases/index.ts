@@ -5,6 +5,15 @@ import { runCase } from './run.js';
 import { runtimeCase } from './runtime.js';
 import { sseCase } from './sse.js';
 import { storeCase } from './store.js';
+import { warmCase } from './warm.js';
 
 /** Every benchmark `npm run bench` knows; add new modules here. */
-export const benchCases: BenchCase[] = [runCase, storeCase, postgresCase, runtimeCase, sseCase, a2aCase];
+export const benchCases: BenchCase[] = [
+  runCase,
+  storeCase,
+  postgresCase,
+  runtimeCase,
+  sseCase,
+  a2aCase,
+  warmCase,
+];
