@@ -7,6 +7,7 @@ import { scaleCase } from './scale.js';
 import { sseCase } from './sse.js';
 import { storeCase } from './store.js';
 import { wakeCase } from './wake.js';
+import { warmCase } from './warm.js';
 
 /** Every benchmark `npm run bench` knows; add new modules here. */
 export const benchCases: BenchCase[] = [
@@ -18,4 +19,5 @@ export const benchCases: BenchCase[] = [
   a2aCase,
   scaleCase,
   wakeCase,
+  warmCase,
 ];

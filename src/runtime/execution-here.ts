@@ -10,7 +10,7 @@ import { executionConfig } from './session-config.js';
 
 /**
  * The store as an in-process execution writes to it, with every journal record it appends shown to
- * `onRecord` once written: `agentd run` prints records as they happen, without polling the journal.
+ * `onRecord` once written (those an input journals with itself included): `agentd run` prints records as they happen, without polling the journal.
  */
 export function tapJournal(store: Store, onRecord: (record: JournalRecord) => void): Store {
   return new Proxy(store, {
@@ -20,6 +20,26 @@ export function tapJournal(store: Store, onRecord: (record: JournalRecord) => vo
           const records = await target.appendEvents(...args);
           for (const record of records) onRecord(toJournalRecord(record));
           return records;
+        };
+      }
+      if (property === 'updateInputStates') {
+        return async (...args: Parameters<Store['updateInputStates']>) => {
+          const [options] = args;
+          if (!options.events?.length) return target.updateInputStates(...args);
+          // Its events are journaled in its own transaction: read back what it appended.
+          const after = await target.lastCursor(options.sessionId);
+          const changed = await target.updateInputStates(...args);
+          if (changed.length > 0)
+            for (const record of await target.readEvents(options.sessionId, { after }))
+              onRecord(toJournalRecord(record));
+          return changed;
+        };
+      }
+      if (property === 'addInput') {
+        return async (...args: Parameters<Store['addInput']>) => {
+          const added = await target.addInput(...args);
+          for (const record of added.events) onRecord(toJournalRecord(record));
+          return added;
         };
       }
       const value: unknown = Reflect.get(target, property, target);

@@ -42,6 +42,9 @@ export interface RoleChange {
 
 const namePattern = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
+/** The most warm workers a role may ask for: each holds a `claude` (~95 MiB PSS) while it waits. */
+export const maxWarmPool = 8;
+
 /** The fields a change to which archives the role's active sessions. */
 export const surfaceFields = [
   'provider',
@@ -254,6 +257,16 @@ export class Roles {
           field: 'turnBudgetUsd',
         });
       checked.turnBudgetUsd = fields.turnBudgetUsd;
+    }
+    if (fields.warmPool !== undefined) {
+      if (
+        fields.warmPool !== null &&
+        !(Number.isInteger(fields.warmPool) && fields.warmPool >= 0 && fields.warmPool <= maxWarmPool)
+      )
+        throw new InvalidInputError(`warmPool must be a whole number from 0 to ${maxWarmPool}, or null`, {
+          field: 'warmPool',
+        });
+      checked.warmPool = fields.warmPool;
     }
     return checked;
   }

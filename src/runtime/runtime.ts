@@ -50,6 +50,7 @@ import { type LaunchAddendum, launchOf } from './session-config.js';
 import { type OverviewOptions, type SessionOverview, sessionOverview } from './session-overview.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
+import { WarmPool, type WarmTarget } from './warm-pool.js';
 
 export interface RuntimeOptions {
   /** @default AGENTD_DATA_DIR, else ~/.local/state/agentd */
@@ -74,6 +75,12 @@ export interface RuntimeOptions {
   offline?: boolean;
   /** Limits on messages between sessions. */
   peers?: PeerLimits;
+  /**
+   * Warm starts: worker processes, each with a `claude` booted, kept ready for new sessions of each
+   * role (`agentd serve` keeps its config's `warmPool`). A number is the count for every role that
+   * does not set its own `warmPool`. @default no pool (a CLI runtime keeps none)
+   */
+  warmPool?: number;
 }
 
 export interface CreateSessionOptions extends ActorOptions {
@@ -215,6 +222,8 @@ export class Runtime {
   private readonly pollMs: number;
   private readonly env: Record<string, string | undefined>;
   private readonly offline: boolean;
+  /** Workers started ahead of their sessions; absent when this runtime keeps none. */
+  private readonly pool: WarmPool | undefined;
 
   constructor(options: {
     store: Store;
@@ -224,6 +233,7 @@ export class Runtime {
     pollMs: number;
     offline?: boolean;
     peers?: PeerLimits;
+    warmPool?: number;
   }) {
     this.store = options.store;
     this.paths = options.paths;
@@ -250,6 +260,57 @@ export class Runtime {
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
     this.peers = new Peers(this, context, this.access, options.peers);
     this.seeds = new Seeds(this);
+    const warmPool = options.warmPool;
+    if (warmPool !== undefined) {
+      this.pool = new WarmPool({
+        spawn: (name) => this.supervisor.spawnWarmEntry(name),
+        targets: () => this.warmTargets(warmPool),
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
+    }
+  }
+
+  /**
+   * What the warm pool keeps ready: for each role of each organization, its count (the role's own
+   * `warmPool`, else `fallback`) of entries for the launch a new session of that role gets when
+   * it names nothing else (the runtime's cwd and base config). A role whose provider this runtime
+   * cannot reach gets none.
+   */
+  private async warmTargets(fallback: number): Promise<WarmTarget[]> {
+    const targets: WarmTarget[] = [];
+    for (const organization of await this.store.listOrganizations()) {
+      for (const role of await this.store.listRoles(organization.id)) {
+        const size = role.warmPool ?? fallback;
+        if (size <= 0) continue;
+        const launch = launchOf(this.baseConfig, { role, offline: this.offline });
+        const reachable = await this.requireProvider(launch.provider).then(
+          () => true,
+          () => false,
+        );
+        if (!reachable) continue;
+        targets.push({
+          size,
+          launch: {
+            provider: launch.provider,
+            organization: organization.id,
+            role: role.name,
+            cwd: launch.cwd,
+            config: launch.stored,
+          },
+        });
+      }
+    }
+    return targets;
+  }
+
+  /** Starts the warm pool's entries (a runtime with one); resolves once they are spawned. */
+  async warmUp(): Promise<void> {
+    await this.pool?.refill();
+  }
+
+  /** The warm pool's entries not taken yet (none without a pool). */
+  warmEntries(): Array<{ pid: number; ready: boolean }> {
+    return this.pool?.list() ?? [];
   }
 
   /**
@@ -692,6 +753,7 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    await this.pool?.close();
     await this.store.close();
   }
 
@@ -714,10 +776,32 @@ export class Runtime {
   }
 
   private async startWorker(sessionId: string): Promise<ExecutionRecord> {
-    await this.requireProvider((await this.requireSession(sessionId)).provider);
+    const session = await this.requireSession(sessionId);
+    await this.requireProvider(session.provider);
     const execution = await this.store.createExecution({ id: randomUUID(), sessionId, now: Date.now() });
+    const warm = await this.startWarm(session, execution);
+    if (warm) return warm;
     const identity = this.supervisor.spawnWorker(execution);
     return this.store.updateExecution(execution.id, { ...identity, now: Date.now() });
+  }
+
+  /**
+   * Gives the execution to a warm entry whose launch is exactly the session's, if there is one. Its
+   * identity is recorded first: the lease goes only to the process the execution names. Null when
+   * no entry took it (a cold worker starts).
+   */
+  private async startWarm(
+    session: SessionRecord,
+    execution: ExecutionRecord,
+  ): Promise<ExecutionRecord | null> {
+    if (!this.pool) return null;
+    const entry = this.pool.take(session);
+    void this.pool.refill();
+    if (!entry) return null;
+    const identity = { pid: entry.pid, processStartTime: entry.processStartTime };
+    const recorded = await this.store.updateExecution(execution.id, { ...identity, now: Date.now() });
+    if (await entry.assign({ sessionId: session.id, executionId: execution.id })) return recorded;
+    return null;
   }
 
   /** Journals an input (`input.accepted`) once; the same message id and text is the same input. */
@@ -726,30 +810,25 @@ export class Runtime {
     sessionId: string,
     options: DispatchOptions,
   ): Promise<InputRecord> {
-    const { input, created } = await store.addInput({
-      id: randomUUID(),
+    const id = randomUUID();
+    const messageId = options.messageId ?? randomUUID();
+    // The input and its `input.accepted` are one transaction: one fsync, and never one without the other.
+    const { input } = await store.addInput({
+      id,
       sessionId,
-      messageId: options.messageId ?? randomUUID(),
+      messageId,
       text: options.text,
       now: Date.now(),
+      event: journalEntry({
+        type: 'input.accepted',
+        inputId: id,
+        messageId,
+        text: options.text,
+        ...(options.command ? { command: true } : {}),
+        ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+        ...(options.source ? { source: options.source } : {}),
+      }),
     });
-    if (created) {
-      await store.appendEvents(
-        sessionId,
-        [
-          journalEntry({
-            type: 'input.accepted',
-            inputId: input.id,
-            messageId: input.messageId,
-            text: input.text,
-            ...(options.command ? { command: true } : {}),
-            ...(options.traceparent ? { traceparent: options.traceparent } : {}),
-            ...(options.source ? { source: options.source } : {}),
-          }),
-        ],
-        { now: Date.now() },
-      );
-    }
     return input;
   }
 
@@ -794,8 +873,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pollMs: options.pollMs ?? 50,
     ...(options.offline ? { offline: true } : {}),
     ...(options.peers ? { peers: options.peers } : {}),
+    ...(options.warmPool !== undefined ? { warmPool: options.warmPool } : {}),
   });
   await runtime.roles.ensureDefaults();
   await runtime.reconcile();
+  await runtime.warmUp();
   return runtime;
 }

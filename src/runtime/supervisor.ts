@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DataPaths } from '../journal/data-dir.js';
@@ -51,6 +51,24 @@ export class Supervisor {
     child.unref();
     if (child.pid === undefined) throw new Error('could not start a worker process');
     return { pid: child.pid, processStartTime: processStartTime(child.pid) };
+  }
+
+  /**
+   * Spawns a warm pool entry (`worker-main DATA_DIR --warm`): a worker with no execution yet, and an
+   * IPC channel to this process, over which it is told its launch and later its execution. Detached
+   * like any worker, so that once it takes an execution it outlives this process.
+   */
+  spawnWarmEntry(name: string): ChildProcess {
+    const { paths } = this.options;
+    const log = openSync(join(paths.logs, `warm-${name}.out`), 'a', 0o600);
+    const child = spawn(process.execPath, [workerEntry, paths.root, '--warm'], {
+      detached: true,
+      stdio: ['ignore', log, log, 'ipc'],
+      env: this.options.env ?? process.env,
+      cwd: paths.root,
+    });
+    closeSync(log);
+    return child;
   }
 
   /**

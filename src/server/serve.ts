@@ -107,6 +107,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     config: baseClaudeConfig(config, env),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     ...(options.offline ? { offline: true } : {}),
+    // A server keeps a warm pool (roles may ask for entries); its own default count is none.
+    warmPool: config.warmPool ?? 0,
   });
   // Cluster-wide duties, each held by one node at a time on a shared store (docs/postgres.md).
   const duties = {

@@ -46,6 +46,8 @@ export const serverConfigSchema = z.strictObject({
   /** Bearer tokens accepted besides those in AGENTD_TOKENS. */
   tokens: z.array(z.string().min(1)).optional(),
   maxLiveWorkers: z.number().int().min(1).optional(),
+  /** Warm workers kept ready for new sessions of each role that sets no `warmPool` of its own. */
+  warmPool: z.number().int().min(0).max(8).optional(),
   bodyLimitBytes: z.number().int().min(1024).optional(),
   corsOrigins: z.array(z.string().min(1)).optional(),
   /** Seconds between heartbeat comments on event streams. */

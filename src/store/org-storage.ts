@@ -75,6 +75,11 @@ export interface RoleMeta {
   ordering: number;
   /** The SDK's `maxBudgetUsd` for each turn. Null: none. */
   turnBudgetUsd: number | null;
+  /**
+   * How many warm workers (each with a booted `claude`) a server keeps ready for new sessions of
+   * this role. Null: the server's `warmPool` setting.
+   */
+  warmPool: number | null;
 }
 
 /** One version of a role; each change writes a new version, the old ones stay readable. */

@@ -243,12 +243,15 @@ export interface InputStorage {
     messageId: string;
     text: string;
     now: number;
-  }): Promise<{ input: InputRecord; created: boolean }>;
+    /** Journaled in the same transaction when the input is new (its `input.accepted`). */
+    event?: NewEvent;
+  }): Promise<{ input: InputRecord; created: boolean; events: EventRecord[] }>;
   getInput(sessionId: string, messageId: string): Promise<InputRecord | null>;
   listInputs(sessionId: string, options?: { states?: DeliveryState[] }): Promise<InputRecord[]>;
   /**
    * Moves inputs to `to` when their state is one of `from`; returns the inputs it changed, in
-   * journal order. Fenced by `epoch` when given.
+   * journal order. Fenced by `epoch` when given. `events` are journaled in the same transaction
+   * when at least one input changed.
    */
   updateInputStates(options: {
     sessionId: string;
@@ -258,7 +261,21 @@ export interface InputStorage {
     executionId?: string | null;
     epoch?: number;
     now: number;
+    events?: NewEvent[];
   }): Promise<InputRecord[]>;
+  /**
+   * Starts a turn on an accepted input in one transaction, fenced by `epoch`: the execution goes
+   * to `running` (only from `idle` or `running`) and the input from `accepted` to `dispatching`.
+   * When the execution is in another state (a stop was asked for) or the input is no longer
+   * accepted, nothing changes and `input` is null.
+   */
+  dispatchInput(options: {
+    sessionId: string;
+    inputId: string;
+    executionId: string;
+    epoch: number;
+    now: number;
+  }): Promise<{ execution: ExecutionRecord; input: InputRecord | null }>;
 }
 
 /** The event journal: per-session cursors 1, 2, 3... with no gaps. */

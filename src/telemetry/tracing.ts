@@ -4,24 +4,9 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { version } from '../version.js';
+import { tracingEnabled } from './tracing-enabled.js';
 
 type Env = Record<string, string | undefined>;
-
-const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
-const falsy = (value: string | undefined) => value !== undefined && /^(0|false|no|off)$/i.test(value.trim());
-
-/**
- * Tracing is off unless configured: an OTLP endpoint in the standard `OTEL_*` variables, or
- * `AGENT_TRACING=true` (kagent's switch; the exporter then uses its default endpoint).
- * `AGENT_TRACING=false` or `OTEL_SDK_DISABLED=true` turn it off.
- */
-export function tracingEnabled(env: Env): boolean {
-  if (truthy(env.OTEL_SDK_DISABLED) || falsy(env.AGENT_TRACING)) return false;
-  return (
-    truthy(env.AGENT_TRACING) ||
-    Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
-  );
-}
 
 export interface Tracing {
   tracer: Tracer;
@@ -45,4 +30,4 @@ export function startTracing(env: Env, component: string): Tracing | null {
 }
 
 export { contextFromTraceparent } from './trace-context.js';
-export { context, trace };
+export { context, trace, tracingEnabled };

@@ -85,9 +85,12 @@ export class ExecutionJournal {
     );
   }
 
-  /** The agent echoed the input: delivered. False when it was not this execution's to deliver. */
-  async delivered(inputId: string): Promise<boolean> {
-    const { store, sessionId, epoch } = this.options;
+  /**
+   * The agent echoed the input: delivered, and `event` (its `input.delivered`) journaled in the same
+   * transaction. False, and nothing written, when it was not this execution's to deliver.
+   */
+  async delivered(inputId: string, event: JournalEvent): Promise<boolean> {
+    const { store, sessionId, executionId, epoch } = this.options;
     const changed = await store.updateInputStates({
       sessionId,
       inputIds: [inputId],
@@ -95,8 +98,19 @@ export class ExecutionJournal {
       to: 'delivered',
       epoch: epoch(),
       now: Date.now(),
+      events: [journalEntry(event, executionId)],
     });
     return changed.length > 0;
+  }
+
+  /**
+   * Starts a turn on an accepted input: the execution `running` and the input `dispatching`, in one
+   * transaction. Null when a stop was asked for (`stopping`: the input stays accepted) or the input
+   * is no longer accepted.
+   */
+  async dispatch(inputId: string): Promise<{ execution: ExecutionRecord; input: InputRecord | null }> {
+    const { store, sessionId, executionId, epoch } = this.options;
+    return store.dispatchInput({ sessionId, inputId, executionId, epoch: epoch(), now: Date.now() });
   }
 
   /** The agent's own session id: the cursor a later execution resumes from. */

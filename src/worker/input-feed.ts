@@ -51,7 +51,7 @@ export class InputFeed {
   }
 
   async *inputs(continueDeferred = false): AsyncGenerator<UserInput> {
-    const { store, sessionId, executionId } = this.options;
+    const { store, sessionId } = this.options;
     if (continueDeferred) {
       if (!(await this.beginTurn())) return;
       const id = randomUUID();
@@ -68,21 +68,17 @@ export class InputFeed {
         continue;
       }
       if (next) {
-        // A stop asked for before the dispatch wins: the input stays accepted, never sent.
-        if (!(await this.beginTurn())) return;
-        const [dispatched] = await store.updateInputStates({
-          sessionId,
-          inputIds: [next.id],
-          from: ['accepted'],
-          to: 'dispatching',
-          executionId,
-          epoch: this.options.journal.epoch(),
-          now: Date.now(),
-        });
-        if (!dispatched) {
-          this.active = false;
-          continue;
+        // The execution `running` and the input `dispatching` in one transaction. A stop asked for
+        // before the dispatch wins: the input stays accepted, never sent.
+        const { execution, input: dispatched } = await this.options.journal.dispatch(next.id);
+        if (execution.state !== 'idle' && execution.state !== 'running') {
+          this.options.stop(
+            execution.state === 'stopping' ? 'stop requested' : `execution ${execution.state}`,
+          );
+          return;
         }
+        if (!dispatched) continue;
+        this.active = true;
         await this.options.onTurnStart?.(dispatched.id, { traced: true });
         yield { id: dispatched.id, text: dispatched.text };
         await this.endTurn();

@@ -111,8 +111,20 @@ async function userSkillNames(env: Env): Promise<string[]> {
   return names;
 }
 
-/** The stored config with what the launch adds: its config over it, its env over the config's. */
-export function launchConfig(config: ClaudeConfig, launch: SessionLaunch | undefined): ClaudeConfig {
+/**
+ * The stored config with what the launch adds: its config over it, its env over the config's.
+ * What the session keeps there for agentd alone (its first prompt, whether it takes peer messages)
+ * is left out: it never reaches `claude`, so two sessions that differ only in it launch alike.
+ */
+export function launchConfig(stored: ClaudeConfig, launch: SessionLaunch | undefined): ClaudeConfig {
+  const {
+    initialPrompt: _prompt,
+    acceptPeers: _peers,
+    ...config
+  } = stored as ClaudeConfig & {
+    initialPrompt?: unknown;
+    acceptPeers?: unknown;
+  };
   if (!launch) return config;
   return { ...config, ...launch.config, env: { ...config.env, ...launch.env } };
 }

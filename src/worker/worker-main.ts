@@ -1,16 +1,22 @@
 /**
  * The worker process: `node worker-main.js DATA_DIR SESSION_ID EXECUTION_ID`. Started detached by
  * the supervisor, in its own process group, with its output in log files; it outlives its parent.
+ *
+ * `node worker-main.js DATA_DIR --warm` is a warm pool entry (src/runtime/warm-pool.ts): started with
+ * an IPC channel, it is told the launch it is kept for, boots that session's `claude` (the SDK's
+ * `startup()`) and waits to be given an execution; then it runs as any worker and leaves the channel.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClaudeBackend } from '../backends/claude/claude-backend.js';
-import { dataPaths } from '../journal/data-dir.js';
+import { type DataPaths, dataPaths } from '../journal/data-dir.js';
 import { openStore } from '../journal/open-store.js';
-import { startTracing } from '../telemetry/tracing.js';
-import { startDemoModelFor } from '../testing/demo-model.js';
+import { toSdkSessionStore } from '../store/session-store-adapter.js';
+import type { Store } from '../store/store.js';
+import { tracingEnabled } from '../telemetry/tracing-enabled.js';
 import { runExecution, workerExitCodes } from './run-execution.js';
-import { sessionLaunch } from './session-launch.js';
+import { launchConfig, sessionLaunch } from './session-launch.js';
+import { type WarmAssignment, type WarmLaunch, waitForAssignment } from './warm-entry.js';
 
 /** A positive number from the environment, or nothing. */
 function numberFromEnv(name: string): number | undefined {
@@ -18,26 +24,43 @@ function numberFromEnv(name: string): number | undefined {
   return process.env[name] && Number.isFinite(value) ? value : undefined;
 }
 
-async function main(): Promise<number> {
-  const [dataDir, sessionId, executionId] = process.argv.slice(2);
-  if (!dataDir || !sessionId || !executionId) {
-    process.stderr.write('usage: worker-main DATA_DIR SESSION_ID EXECUTION_ID\n');
-    return workerExitCodes.failed;
-  }
-  const paths = dataPaths(dataDir);
+type DemoModel = { env: Record<string, string>; close(): Promise<void> } | null;
+
+/** Only an offline session's worker needs the demo model (and its HTTP server): loaded then. */
+async function startDemo(session: { provider: string; cwd: string }): Promise<DemoModel> {
+  if (session.provider !== 'offline') return null;
+  const { startDemoModelFor } = await import('../testing/demo-model.js');
+  return startDemoModelFor(session);
+}
+
+/** Tracing and its OpenTelemetry modules, loaded only when it is on. */
+async function startWorkerTracing() {
+  if (!tracingEnabled(process.env)) return null;
+  const { startTracing } = await import('../telemetry/tracing.js');
+  return startTracing(process.env, 'worker');
+}
+
+async function runWorker(options: {
+  store: Store;
+  paths: DataPaths;
+  sessionId: string;
+  executionId: string;
+  backend: ClaudeBackend;
+  /** The demo model a warm entry started already. */
+  demo?: DemoModel;
+}): Promise<number> {
+  const { store, paths, sessionId, executionId, backend } = options;
   const logFile = join(paths.logs, `${executionId}.log`);
   const log = (line: string) => appendFileSync(logFile, `${line}\n`);
-  // Signalled by the runtime on this host, a worker does not watch other processes' SQLite commits.
-  const store = await openStore(paths, process.env, { watchOthers: false });
   const idleTimeoutMs = numberFromEnv('AGENTD_IDLE_TIMEOUT_MS');
   const leaseTtlMs = numberFromEnv('AGENTD_LEASE_TTL_MS');
-  const tracing = startTracing(process.env, 'worker');
+  const tracing = await startWorkerTracing();
   // An offline session's worker brings its own demo model: the model lives exactly as long as it.
   const session = await store.getSession(sessionId);
-  const demo = session ? await startDemoModelFor(session) : null;
+  const demo = options.demo !== undefined ? options.demo : session ? await startDemo(session) : null;
   const execution = runExecution({
     store,
-    backend: new ClaudeBackend(),
+    backend,
     sessionId,
     executionId,
     ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
@@ -67,6 +90,54 @@ async function main(): Promise<number> {
     await store.close();
     await demo?.close();
   }
+}
+
+/**
+ * A warm entry: boots `claude` for `launch` exactly as an execution of a new session with that
+ * launch would (the same launch function, config and transcript store), then waits. Given an
+ * execution, it runs it: the execution prepares its own config again and keeps this `claude` only
+ * when the two are equal. Its runtime gone before that, it exits, and its `claude` with it.
+ */
+async function runWarm(dataDir: string): Promise<number> {
+  const paths = dataPaths(dataDir);
+  // Signalled by the runtime on this host, a worker does not watch other processes' SQLite commits.
+  const store = await openStore(paths, process.env, { watchOthers: false });
+  const backend = new ClaudeBackend();
+  let demo: DemoModel = null;
+  const assignment: WarmAssignment | null = await waitForAssignment(async (launch: WarmLaunch) => {
+    demo = await startDemo(launch);
+    const added = await sessionLaunch({ store, session: launch, env: process.env, paths });
+    const config = launchConfig(launchConfigOf(launch), added);
+    backend.prepare({
+      config: { ...config, env: { ...config.env, ...demo?.env } },
+      sessionStore: toSdkSessionStore(store),
+    });
+  });
+  if (!assignment) {
+    backend.discardPrepared();
+    await store.close();
+    await (demo as DemoModel)?.close();
+    return workerExitCodes.stopped;
+  }
+  return runWorker({ store, paths, ...assignment, backend, demo });
+}
+
+/** The stored config of a warm launch, as an execution reads its session's. */
+function launchConfigOf(launch: WarmLaunch) {
+  return launch.config as unknown as Parameters<typeof launchConfig>[0];
+}
+
+async function main(): Promise<number> {
+  const [dataDir, sessionId, executionId] = process.argv.slice(2);
+  if (dataDir && sessionId === '--warm') return runWarm(dataDir);
+  if (!dataDir || !sessionId || !executionId) {
+    process.stderr.write('usage: worker-main DATA_DIR SESSION_ID EXECUTION_ID\n');
+    return workerExitCodes.failed;
+  }
+  const paths = dataPaths(dataDir);
+  // Signalled by the runtime on this host, a worker does not watch other processes' SQLite commits.
+  const store = await openStore(paths, process.env, { watchOthers: false });
+  return runWorker({ store, paths, sessionId, executionId, backend: new ClaudeBackend() });
 }
 
 main().then(

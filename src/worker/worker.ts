@@ -277,12 +277,22 @@ export class Worker {
       const tasks = (event.raw as { tasks?: unknown[] } | undefined)?.tasks;
       this.backgroundTasks = Array.isArray(tasks) ? tasks.length : 0;
     }
-    if (event.type === 'input.delivered' && !(await this.journal.delivered(event.inputId))) return;
-    if (event.type === 'session.started' && event.sessionId && this.recovery) {
-      this.recovery.nativeSessionId = event.sessionId;
-      await this.journal.nativeSession(event.sessionId);
+    // Delivered and journaled in one transaction; not this execution's input: nothing written.
+    if (event.type === 'input.delivered') {
+      if (!(await this.journal.delivered(event.inputId, event))) return;
+    } else {
+      // Every turn announces the session; its id is written only when it changes (a new or forked one).
+      if (
+        event.type === 'session.started' &&
+        event.sessionId &&
+        this.recovery &&
+        this.recovery.nativeSessionId !== event.sessionId
+      ) {
+        this.recovery.nativeSessionId = event.sessionId;
+        await this.journal.nativeSession(event.sessionId);
+      }
+      await this.journal.append([event]);
     }
-    await this.journal.append([event]);
     // agent.error is final: the backend retries before it gives up.
     if (event.type === 'agent.error') await this.journal.markUndelivered();
     // A turn the agent ran on its own, between inputs, settles here; the feed settles the others.

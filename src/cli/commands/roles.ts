@@ -29,6 +29,7 @@ interface RoleFlags extends DataDirFlags {
   skill?: string[];
   userSkills?: boolean;
   turnBudgetUsd?: number;
+  warmPool?: number;
 }
 
 interface UpdateFlags extends RoleFlags {
@@ -44,6 +45,7 @@ const clearable = {
   'permission-mode': 'permissionMode',
   skills: 'skills',
   'turn-budget-usd': 'turnBudgetUsd',
+  'warm-pool': 'warmPool',
 } as const;
 
 function parseInteger(value: string): number {
@@ -69,7 +71,8 @@ function addRoleFlags(command: Command): Command {
     .option('--skill <digest>', 'a skill digest (repeat for more); replaces the list', collect)
     .option('--user-skills', "also give the user's own skills folder")
     .option('--no-user-skills', "not the user's own skills folder")
-    .option('--turn-budget-usd <usd>', 'maximum cost of each turn', parseNonNegativeNumber);
+    .option('--turn-budget-usd <usd>', 'maximum cost of each turn', parseNonNegativeNumber)
+    .option('--warm-pool <n>', 'warm workers `agentd serve` keeps ready for new sessions', parseInteger);
 }
 
 /** The role fields the flags set. */
@@ -89,6 +92,7 @@ function fieldsOf(flags: RoleFlags): RoleFields {
     ...(flags.skill !== undefined ? { skills: flags.skill } : {}),
     ...(flags.userSkills !== undefined ? { userSkills: flags.userSkills } : {}),
     ...(flags.turnBudgetUsd !== undefined ? { turnBudgetUsd: flags.turnBudgetUsd } : {}),
+    ...(flags.warmPool !== undefined ? { warmPool: flags.warmPool } : {}),
   };
 }
 
@@ -122,6 +126,7 @@ function printRole(context: CliContext, role: RoleRecord, isDefault: boolean): v
     ['skills', role.skills.join(' ') || '(none)'],
     ['user skills', role.userSkills ? 'yes' : 'no'],
     ['turn budget', role.turnBudgetUsd === null ? 'none' : `$${role.turnBudgetUsd}`],
+    ['warm pool', role.warmPool === null ? '(server default)' : String(role.warmPool)],
   ];
   for (const [name, value] of rows) printLine(context, `${name.padEnd(12)}${value}`);
 }

@@ -79,6 +79,14 @@ const roleFields = {
   skills: z.array(z.string()).optional().describe('skill digests (sha256:<64 hex>)'),
   userSkills: z.boolean().optional().describe("also give the user's own skills folder"),
   turnBudgetUsd: z.number().positive().nullable().optional().describe('maxBudgetUsd of each turn'),
+  warmPool: z
+    .number()
+    .int()
+    .min(0)
+    .max(8)
+    .nullable()
+    .optional()
+    .describe("warm workers kept ready for new sessions; null: the server's warmPool"),
 };
 
 export const roleSchema = named(
@@ -98,6 +106,7 @@ export const roleSchema = named(
     skills: z.array(z.string()),
     userSkills: z.boolean(),
     turnBudgetUsd: z.number().nullable(),
+    warmPool: z.number().int().nullable(),
     createdAt: timestamp,
   }),
   'One version of a role; every change writes the next.',

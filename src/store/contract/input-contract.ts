@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError } from '../../errors/agentd-error.js';
+import { ConflictError, LeaseLostError, NotFoundError } from '../../errors/agentd-error.js';
 import type { Store } from '../store.js';
 import { type ContractContext, createTestSession, uniqueId } from './contract-context.js';
 
@@ -30,6 +30,7 @@ export function describeInputContract(context: ContractContext): void {
       });
       expect(result).toEqual({
         created: true,
+        events: [],
         input: {
           id: 'input-1',
           sessionId: session.id,
@@ -54,7 +55,7 @@ export function describeInputContract(context: ContractContext): void {
         text: 'same',
         now: 9_000,
       });
-      expect(again).toEqual({ input: first.input, created: false });
+      expect(again).toEqual({ input: first.input, created: false, events: [] });
       expect(await store.listInputs(session.id)).toEqual([first.input]);
     });
 
@@ -193,6 +194,164 @@ export function describeInputContract(context: ContractContext): void {
       });
       expect(moved).toEqual([]);
       expect(await store.getInput(second.id, 'm1')).toEqual(foreign);
+    });
+
+    it('addInput: its event is journaled with a new input, and not with a repeated one', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const event = { type: 'input.accepted', data: { inputId: 'input-e1', messageId: 'm1', text: 'hi' } };
+      const first = await store.addInput({
+        id: 'input-e1',
+        sessionId: session.id,
+        messageId: 'm1',
+        text: 'hi',
+        now: 2_000,
+        event,
+      });
+      expect(first.events.map((record) => [record.cursor, record.type, record.data])).toEqual([
+        [1, 'input.accepted', event.data],
+      ]);
+      const again = await store.addInput({
+        id: 'input-e2',
+        sessionId: session.id,
+        messageId: 'm1',
+        text: 'hi',
+        now: 3_000,
+        event: { ...event, data: { ...event.data, inputId: 'input-e2' } },
+      });
+      expect(again).toEqual({ input: first.input, created: false, events: [] });
+      expect((await store.readEvents(session.id)).map((record) => record.type)).toEqual(['input.accepted']);
+    });
+
+    it('addInput: a conflicting message id journals no event', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      await addInput(store, { sessionId: session.id, messageId: 'm1', text: 'first' });
+      const attempt = store.addInput({
+        id: uniqueId('input'),
+        sessionId: session.id,
+        messageId: 'm1',
+        text: 'other',
+        now: 3_000,
+        event: { type: 'input.accepted', data: {} },
+      });
+      await expect(attempt).rejects.toBeInstanceOf(ConflictError);
+      expect(await store.lastCursor(session.id)).toBe(0);
+    });
+
+    it('updateInputStates: its events are journaled only when an input changed', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const { input } = await addInput(store, { sessionId: session.id, messageId: 'm1' });
+      const move = () =>
+        store.updateInputStates({
+          sessionId: session.id,
+          inputIds: [input.id],
+          from: ['accepted'],
+          to: 'delivered',
+          now: 3_000,
+          events: [{ type: 'input.delivered', data: { inputId: input.id } }],
+        });
+      expect((await move()).map((changed) => changed.state)).toEqual(['delivered']);
+      expect(await move()).toEqual([]);
+      expect((await store.readEvents(session.id)).map((record) => record.type)).toEqual(['input.delivered']);
+    });
+
+    it('dispatchInput: the execution runs and the input is dispatching, in one step', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const execution = await store.createExecution({
+        id: uniqueId('exec'),
+        sessionId: session.id,
+        now: 1_000,
+      });
+      const lease = await store.acquireLease({
+        sessionId: session.id,
+        owner: execution.id,
+        ttlMs: 60_000,
+        pid: null,
+        processStartTime: null,
+        now: 1_000,
+      });
+      await store.updateExecution(execution.id, { state: 'idle', epoch: lease!.epoch, now: 1_000 });
+      const { input } = await addInput(store, { sessionId: session.id, messageId: 'm1' });
+      const dispatched = await store.dispatchInput({
+        sessionId: session.id,
+        inputId: input.id,
+        executionId: execution.id,
+        epoch: lease!.epoch,
+        now: 4_000,
+      });
+      expect(dispatched.execution.state).toBe('running');
+      expect(dispatched.input).toMatchObject({
+        id: input.id,
+        state: 'dispatching',
+        executionId: execution.id,
+      });
+      // Dispatched once: a second attempt changes nothing.
+      const again = await store.dispatchInput({
+        sessionId: session.id,
+        inputId: input.id,
+        executionId: execution.id,
+        epoch: lease!.epoch,
+        now: 5_000,
+      });
+      expect(again.input).toBeNull();
+    });
+
+    it('dispatchInput: a stop asked for wins: the input stays accepted', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const execution = await store.createExecution({
+        id: uniqueId('exec'),
+        sessionId: session.id,
+        now: 1_000,
+      });
+      const lease = await store.acquireLease({
+        sessionId: session.id,
+        owner: execution.id,
+        ttlMs: 60_000,
+        pid: null,
+        processStartTime: null,
+        now: 1_000,
+      });
+      await store.updateExecution(execution.id, { state: 'stopping', epoch: lease!.epoch, now: 1_000 });
+      const { input } = await addInput(store, { sessionId: session.id, messageId: 'm1' });
+      const outcome = await store.dispatchInput({
+        sessionId: session.id,
+        inputId: input.id,
+        executionId: execution.id,
+        epoch: lease!.epoch,
+        now: 4_000,
+      });
+      expect(outcome.execution.state).toBe('stopping');
+      expect(outcome.input).toBeNull();
+      expect((await store.getInput(session.id, 'm1'))?.state).toBe('accepted');
+    });
+
+    it('dispatchInput: a stale epoch is LeaseLostError and changes nothing', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      const execution = await store.createExecution({
+        id: uniqueId('exec'),
+        sessionId: session.id,
+        now: 1_000,
+      });
+      const lease = { sessionId: session.id, ttlMs: 1_000, pid: null, processStartTime: null };
+      await store.acquireLease({ ...lease, owner: execution.id, now: 1_000 });
+      await store.updateExecution(execution.id, { state: 'idle', epoch: 1, now: 1_000 });
+      await store.acquireLease({ ...lease, owner: 'other', now: 5_000 });
+      const { input } = await addInput(store, { sessionId: session.id, messageId: 'm1' });
+      const attempt = store.dispatchInput({
+        sessionId: session.id,
+        inputId: input.id,
+        executionId: execution.id,
+        epoch: 1,
+        now: 6_000,
+      });
+      await expect(attempt).rejects.toBeInstanceOf(LeaseLostError);
+      expect((await store.getInput(session.id, 'm1'))?.state).toBe('accepted');
+      expect((await store.getExecution(execution.id))?.state).toBe('idle');
     });
   });
 }

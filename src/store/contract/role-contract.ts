@@ -27,6 +27,7 @@ export function describeRoleContract(context: ContractContext): void {
         label: 'reviewer',
         ordering: 0,
         turnBudgetUsd: null,
+        warmPool: null,
         deleted: false,
         createdAt: 1_000,
       });
@@ -48,6 +49,7 @@ export function describeRoleContract(context: ContractContext): void {
         label: 'Code reviewer',
         ordering: 3,
         turnBudgetUsd: 0.5,
+        warmPool: 2,
       };
       const role = await store.createRole({ organization: 'acme', name: 'reviewer', ...given, now: 1 });
       expect(role).toEqual({

@@ -240,4 +240,7 @@ export const migrations: readonly string[] = [
     UNIQUE (task_id, event_id)
   );
   `,
+  `
+  ALTER TABLE role_versions ADD COLUMN warm_pool INTEGER;
+  `,
 ];

@@ -1,8 +1,8 @@
 import { NotFoundError } from '../../errors/agentd-error.js';
 import { toEventRecord } from '../sqlite/rows.js';
-import type { EventRecord, EventStorage } from '../store.js';
+import type { EventRecord, EventStorage, NewEvent } from '../store.js';
 import { turnCost } from '../turn-cost.js';
-import type { PostgresConnection } from './postgres-connection.js';
+import type { PostgresConnection, PostgresExecutor } from './postgres-connection.js';
 import { assertFence } from './postgres-leases.js';
 
 /**
@@ -16,52 +16,9 @@ export function postgresEvents(
 ): EventStorage {
   return {
     async appendEvents(sessionId, events, options) {
-      const records = await connection.write(async (executor) => {
-        await assertFence(executor, { sessionId, epoch: options.epoch });
-        const cost = turnCost(events);
-        const bumped = (await executor.row(
-          `UPDATE sessions SET last_cursor = last_cursor + $2, cost_usd = cost_usd + $3
-           WHERE id = $1 RETURNING last_cursor`,
-          [sessionId, events.length, cost],
-        )) as { last_cursor: number } | undefined;
-        if (bumped === undefined) {
-          throw new NotFoundError(`session ${sessionId} does not exist`, { sessionId });
-        }
-        const first = bumped.last_cursor - events.length + 1;
-        const rows = events.map((event, index) => ({
-          cursor: first + index,
-          type: event.type,
-          data: JSON.stringify(event.data) ?? 'null',
-          executionId: event.executionId ?? null,
-        }));
-        if (rows.length > 0) {
-          // One statement for the whole batch: unnest the columns as arrays.
-          await executor.run(
-            `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)
-             SELECT $1, cursor, type, data, execution_id, $6
-             FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS e(cursor, type, data, execution_id)`,
-            [
-              sessionId,
-              rows.map((row) => row.cursor),
-              rows.map((row) => row.type),
-              rows.map((row) => row.data),
-              rows.map((row) => row.executionId),
-              options.now,
-            ],
-          );
-        }
-        // Hand back what a read will return (a JSON round trip), not the caller's own object.
-        return rows.map(
-          (row): EventRecord => ({
-            sessionId,
-            cursor: row.cursor,
-            type: row.type,
-            data: JSON.parse(row.data),
-            executionId: row.executionId,
-            createdAt: options.now,
-          }),
-        );
-      });
+      const records = await connection.write((executor) =>
+        appendEventsWith(executor, sessionId, events, options),
+      );
       if (records.length > 0) {
         onAppended(sessionId);
       }
@@ -116,4 +73,60 @@ export function postgresEvents(
       });
     },
   };
+}
+
+/**
+ * Appends events inside the caller's transaction, fenced by `epoch` when given: the one
+ * implementation behind `appendEvents` and the writes that journal an event with their own change.
+ */
+export async function appendEventsWith(
+  executor: PostgresExecutor,
+  sessionId: string,
+  events: NewEvent[],
+  options: { epoch?: number; now: number },
+): Promise<EventRecord[]> {
+  await assertFence(executor, { sessionId, epoch: options.epoch });
+  const cost = turnCost(events);
+  const bumped = (await executor.row(
+    `UPDATE sessions SET last_cursor = last_cursor + $2, cost_usd = cost_usd + $3
+       WHERE id = $1 RETURNING last_cursor`,
+    [sessionId, events.length, cost],
+  )) as { last_cursor: number } | undefined;
+  if (bumped === undefined) {
+    throw new NotFoundError(`session ${sessionId} does not exist`, { sessionId });
+  }
+  const first = bumped.last_cursor - events.length + 1;
+  const rows = events.map((event, index) => ({
+    cursor: first + index,
+    type: event.type,
+    data: JSON.stringify(event.data) ?? 'null',
+    executionId: event.executionId ?? null,
+  }));
+  if (rows.length > 0) {
+    // One statement for the whole batch: unnest the columns as arrays.
+    await executor.run(
+      `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)
+         SELECT $1, cursor, type, data, execution_id, $6
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS e(cursor, type, data, execution_id)`,
+      [
+        sessionId,
+        rows.map((row) => row.cursor),
+        rows.map((row) => row.type),
+        rows.map((row) => row.data),
+        rows.map((row) => row.executionId),
+        options.now,
+      ],
+    );
+  }
+  // Hand back what a read will return (a JSON round trip), not the caller's own object.
+  return rows.map(
+    (row): EventRecord => ({
+      sessionId,
+      cursor: row.cursor,
+      type: row.type,
+      data: JSON.parse(row.data),
+      executionId: row.executionId,
+      createdAt: options.now,
+    }),
+  );
 }

@@ -79,7 +79,7 @@ export function postgresExecutions(connection: PostgresConnection): ExecutionSto
 }
 
 /** The execution, row-locked until the transaction ends, or `NotFoundError`. */
-async function requireExecution(executor: PostgresExecutor, id: string): Promise<ExecutionRecord> {
+export async function requireExecution(executor: PostgresExecutor, id: string): Promise<ExecutionRecord> {
   const row = await executor.row('SELECT * FROM executions WHERE id = $1 FOR UPDATE', [id]);
   if (row === undefined) {
     throw new NotFoundError(`execution ${id} does not exist`, { executionId: id });

@@ -1,7 +1,9 @@
 import { ConflictError } from '../../errors/agentd-error.js';
 import { toInputRecord } from '../sqlite/rows.js';
-import type { InputStorage } from '../store.js';
+import type { EventRecord, InputStorage } from '../store.js';
 import type { PostgresConnection } from './postgres-connection.js';
+import { appendEventsWith } from './postgres-events.js';
+import { requireExecution } from './postgres-executions.js';
 import { assertFence } from './postgres-leases.js';
 import { requireSession } from './postgres-sessions.js';
 
@@ -9,6 +11,7 @@ import { requireSession } from './postgres-sessions.js';
 export function postgresInputs(
   connection: PostgresConnection,
   onAdded: (sessionId: string) => void,
+  onAppended: (sessionId: string) => void,
 ): InputStorage {
   return {
     async addInput(input) {
@@ -26,7 +29,7 @@ export function postgresInputs(
               { sessionId: input.sessionId, messageId: input.messageId, inputId: existing.id },
             );
           }
-          return { input: existing, created: false };
+          return { input: existing, created: false, events: [] as EventRecord[] };
         }
         if ((await executor.row('SELECT 1 FROM inputs WHERE id = $1', [input.id])) !== undefined) {
           throw new ConflictError(`input ${input.id} already exists`, { inputId: input.id });
@@ -36,11 +39,15 @@ export function postgresInputs(
            VALUES ($1, $2, $3, $4, 'accepted', $5, $5) RETURNING *`,
           [input.id, input.sessionId, input.messageId, input.text, input.now],
         );
-        return { input: toInputRecord(inserted), created: true };
+        const events = input.event
+          ? await appendEventsWith(executor, input.sessionId, [input.event], { now: input.now })
+          : [];
+        return { input: toInputRecord(inserted), created: true, events };
       });
       if (result.created) {
         onAdded(input.sessionId);
       }
+      if (result.events.length > 0) onAppended(input.sessionId);
       return result;
     },
 
@@ -67,7 +74,7 @@ export function postgresInputs(
     },
 
     async updateInputStates(options) {
-      return connection.write(async (executor) => {
+      const changed = await connection.write(async (executor) => {
         await assertFence(executor, { sessionId: options.sessionId, epoch: options.epoch });
         const rows = await executor.rows(
           `UPDATE inputs SET state = $4, updated_at = $7,
@@ -84,8 +91,38 @@ export function postgresInputs(
             options.now,
           ],
         );
+        if (rows.length > 0 && options.events?.length)
+          await appendEventsWith(executor, options.sessionId, options.events, {
+            epoch: options.epoch,
+            now: options.now,
+          });
         // RETURNING has no defined order; callers expect journal order.
         return rows.sort((left, right) => Number(left.seq) - Number(right.seq)).map(toInputRecord);
+      });
+      if (changed.length > 0 && options.events?.length) onAppended(options.sessionId);
+      return changed;
+    },
+
+    async dispatchInput(options) {
+      return connection.write(async (executor) => {
+        await assertFence(executor, { sessionId: options.sessionId, epoch: options.epoch });
+        const execution = await requireExecution(executor, options.executionId);
+        if (execution.state !== 'idle' && execution.state !== 'running') return { execution, input: null };
+        const row = await executor.row(
+          `UPDATE inputs SET state = 'dispatching', updated_at = $4, execution_id = $3
+           WHERE session_id = $1 AND id = $2 AND state = 'accepted'
+           RETURNING *`,
+          [options.sessionId, options.inputId, options.executionId, options.now],
+        );
+        if (row === undefined) return { execution, input: null };
+        await executor.run(`UPDATE executions SET state = 'running', updated_at = $2 WHERE id = $1`, [
+          options.executionId,
+          options.now,
+        ]);
+        return {
+          execution: await requireExecution(executor, options.executionId),
+          input: toInputRecord(row),
+        };
       });
     },
   };

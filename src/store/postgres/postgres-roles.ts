@@ -36,6 +36,7 @@ export function postgresRoles(connection: PostgresConnection): RoleStorage {
           label: role.label ?? role.name,
           ordering: role.ordering ?? 0,
           turnBudgetUsd: role.turnBudgetUsd ?? null,
+          warmPool: role.warmPool ?? null,
           deleted: false,
           createdAt: role.now,
         });
@@ -185,8 +186,8 @@ async function insertVersion(executor: PostgresExecutor, role: RoleRecord): Prom
   // Hand back what a read will return, not the caller's own arrays.
   const row = await executor.row(
     `INSERT INTO role_versions (organization, name, version, provider, model, system_prompt, tools,
-       permission_mode, skills, user_skills, label, ordering, turn_budget_usd, deleted, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
+       permission_mode, skills, user_skills, label, ordering, turn_budget_usd, deleted, created_at, warm_pool)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
     [
       role.organization,
       role.name,
@@ -203,6 +204,7 @@ async function insertVersion(executor: PostgresExecutor, role: RoleRecord): Prom
       role.turnBudgetUsd,
       role.deleted ? 1 : 0,
       role.createdAt,
+      role.warmPool,
     ],
   );
   return toRoleRecord(row);

@@ -88,7 +88,11 @@ export const PostgresStore = {
       ...postgresBudgets(connection),
       ...postgresLeases(connection, options.leaseClock ?? 'database'),
       ...postgresExecutions(connection),
-      ...postgresInputs(connection, (sessionId) => notifier.notify('inputs', sessionId)),
+      ...postgresInputs(
+        connection,
+        (sessionId) => notifier.notify('inputs', sessionId),
+        (sessionId) => notifier.notify('events', sessionId),
+      ),
       ...postgresEvents(connection, (sessionId) => notifier.notify('events', sessionId)),
       ...postgresInteractions(connection, (sessionId) => notifier.notify('answers', sessionId)),
       ...postgresTranscripts(connection),

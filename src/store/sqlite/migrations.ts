@@ -251,4 +251,7 @@ export const migrations: readonly string[] = [
     UNIQUE (task_id, event_id)
   ) STRICT;
   `,
+  `
+  ALTER TABLE role_versions ADD COLUMN warm_pool INTEGER;
+  `,
 ];

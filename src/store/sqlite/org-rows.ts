@@ -86,6 +86,7 @@ const roleRow = z
     label: z.string(),
     ordering: z.number().int(),
     turn_budget_usd: z.number().nullable(),
+    warm_pool: z.number().int().nullable(),
     deleted: flag,
     created_at: millis,
   })
@@ -104,6 +105,7 @@ const roleRow = z
       label: row.label,
       ordering: row.ordering,
       turnBudgetUsd: row.turn_budget_usd,
+      warmPool: row.warm_pool,
       deleted: row.deleted,
       createdAt: row.created_at,
     }),

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../errors/agentd-error.js';
-import type { EventRecord, EventStorage } from '../store.js';
+import type { EventRecord, EventStorage, NewEvent } from '../store.js';
 import { turnCost } from '../turn-cost.js';
 import { toEventRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
@@ -9,43 +9,7 @@ import { assertFence } from './sqlite-leases.js';
 export function sqliteEvents(connection: SqliteConnection): EventStorage {
   return {
     async appendEvents(sessionId, events, options) {
-      return connection.write(() => {
-        assertFence(connection, { sessionId, epoch: options.epoch });
-        // The session's counter is bumped under the IMMEDIATE transaction's write lock: no other writer,
-        // in this process or another, can take the same cursors, and a rollback leaves no gap.
-        const bumped = connection
-          .statement('UPDATE sessions SET last_cursor = last_cursor + ? WHERE id = ? RETURNING last_cursor')
-          .get(events.length, sessionId) as { last_cursor: number } | undefined;
-        if (bumped === undefined) {
-          throw new NotFoundError(`session ${sessionId} does not exist`, { sessionId });
-        }
-        const cost = turnCost(events);
-        if (cost !== 0) {
-          connection
-            .statement('UPDATE sessions SET cost_usd = cost_usd + ? WHERE id = ?')
-            .run(cost, sessionId);
-        }
-        const insert = connection.statement(
-          `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-        );
-        let cursor = bumped.last_cursor - events.length;
-        return events.map((event): EventRecord => {
-          cursor += 1;
-          const data = JSON.stringify(event.data) ?? 'null';
-          const executionId = event.executionId ?? null;
-          insert.run(sessionId, cursor, event.type, data, executionId, options.now);
-          // Hand back what a read will return (a JSON round trip), not the caller's own object.
-          return {
-            sessionId,
-            cursor,
-            type: event.type,
-            data: JSON.parse(data),
-            executionId,
-            createdAt: options.now,
-          };
-        });
-      });
+      return connection.write(() => appendEventsIn(connection, sessionId, events, options));
     },
 
     async readEvents(sessionId, options = {}) {
@@ -95,4 +59,49 @@ export function sqliteEvents(connection: SqliteConnection): EventStorage {
       });
     },
   };
+}
+
+/**
+ * Appends events inside the caller's write transaction, fenced by `epoch` when given: the one
+ * implementation behind `appendEvents` and the writes that journal an event with their own change.
+ */
+export function appendEventsIn(
+  connection: SqliteConnection,
+  sessionId: string,
+  events: NewEvent[],
+  options: { epoch?: number; now: number },
+): EventRecord[] {
+  assertFence(connection, { sessionId, epoch: options.epoch });
+  // The session's counter is bumped under the IMMEDIATE transaction's write lock: no other writer,
+  // in this process or another, can take the same cursors, and a rollback leaves no gap.
+  const bumped = connection
+    .statement('UPDATE sessions SET last_cursor = last_cursor + ? WHERE id = ? RETURNING last_cursor')
+    .get(events.length, sessionId) as { last_cursor: number } | undefined;
+  if (bumped === undefined) {
+    throw new NotFoundError(`session ${sessionId} does not exist`, { sessionId });
+  }
+  const cost = turnCost(events);
+  if (cost !== 0) {
+    connection.statement('UPDATE sessions SET cost_usd = cost_usd + ? WHERE id = ?').run(cost, sessionId);
+  }
+  const insert = connection.statement(
+    `INSERT INTO events (session_id, cursor, type, data, execution_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  let cursor = bumped.last_cursor - events.length;
+  return events.map((event): EventRecord => {
+    cursor += 1;
+    const data = JSON.stringify(event.data) ?? 'null';
+    const executionId = event.executionId ?? null;
+    insert.run(sessionId, cursor, event.type, data, executionId, options.now);
+    // Hand back what a read will return (a JSON round trip), not the caller's own object.
+    return {
+      sessionId,
+      cursor,
+      type: event.type,
+      data: JSON.parse(data),
+      executionId,
+      createdAt: options.now,
+    };
+  });
 }

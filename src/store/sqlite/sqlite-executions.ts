@@ -77,7 +77,7 @@ export function sqliteExecutions(connection: SqliteConnection): ExecutionStorage
   };
 }
 
-function requireExecution(connection: SqliteConnection, id: string): ExecutionRecord {
+export function requireExecution(connection: SqliteConnection, id: string): ExecutionRecord {
   const row = connection.statement('SELECT * FROM executions WHERE id = ?').get(id);
   if (row === undefined) {
     throw new NotFoundError(`execution ${id} does not exist`, { executionId: id });

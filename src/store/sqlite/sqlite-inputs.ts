@@ -2,6 +2,8 @@ import { ConflictError } from '../../errors/agentd-error.js';
 import type { InputStorage } from '../store.js';
 import { toInputRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
+import { appendEventsIn } from './sqlite-events.js';
+import { requireExecution } from './sqlite-executions.js';
 import { assertFence } from './sqlite-leases.js';
 import { requireSession } from './sqlite-sessions.js';
 
@@ -22,7 +24,7 @@ export function sqliteInputs(connection: SqliteConnection): InputStorage {
               { sessionId: input.sessionId, messageId: input.messageId, inputId: existing.id },
             );
           }
-          return { input: existing, created: false };
+          return { input: existing, created: false, events: [] };
         }
         if (connection.statement('SELECT 1 FROM inputs WHERE id = ?').get(input.id) !== undefined) {
           throw new ConflictError(`input ${input.id} already exists`, { inputId: input.id });
@@ -40,7 +42,10 @@ export function sqliteInputs(connection: SqliteConnection): InputStorage {
             text: input.text,
             now: input.now,
           });
-        return { input: toInputRecord(inserted), created: true };
+        const events = input.event
+          ? appendEventsIn(connection, input.sessionId, [input.event], { now: input.now })
+          : [];
+        return { input: toInputRecord(inserted), created: true, events };
       });
     },
 
@@ -87,8 +92,38 @@ export function sqliteInputs(connection: SqliteConnection): InputStorage {
             executionId: options.executionId ?? null,
             now: options.now,
           }) as Array<{ seq: number }>;
+        if (rows.length > 0 && options.events?.length)
+          appendEventsIn(connection, options.sessionId, options.events, {
+            epoch: options.epoch,
+            now: options.now,
+          });
         // RETURNING has no defined order; callers expect journal order.
         return rows.sort((left, right) => left.seq - right.seq).map(toInputRecord);
+      });
+    },
+
+    async dispatchInput(options) {
+      return connection.write(() => {
+        assertFence(connection, { sessionId: options.sessionId, epoch: options.epoch });
+        const execution = requireExecution(connection, options.executionId);
+        if (execution.state !== 'idle' && execution.state !== 'running') return { execution, input: null };
+        const row = connection
+          .statement(
+            `UPDATE inputs SET state = 'dispatching', updated_at = @now, execution_id = @executionId
+           WHERE session_id = @sessionId AND id = @inputId AND state = 'accepted'
+           RETURNING *`,
+          )
+          .get({
+            sessionId: options.sessionId,
+            inputId: options.inputId,
+            executionId: options.executionId,
+            now: options.now,
+          });
+        if (row === undefined) return { execution, input: null };
+        connection
+          .statement(`UPDATE executions SET state = 'running', updated_at = @now WHERE id = @executionId`)
+          .run({ executionId: options.executionId, now: options.now });
+        return { execution: requireExecution(connection, options.executionId), input: toInputRecord(row) };
       });
     },
   };

@@ -36,6 +36,7 @@ export function sqliteRoles(connection: SqliteConnection): RoleStorage {
           label: role.label ?? role.name,
           ordering: role.ordering ?? 0,
           turnBudgetUsd: role.turnBudgetUsd ?? null,
+          warmPool: role.warmPool ?? null,
           deleted: false,
           createdAt: role.now,
         };
@@ -161,9 +162,9 @@ function insertVersion(connection: SqliteConnection, role: RoleRecord): RoleReco
   connection
     .statement(
       `INSERT INTO role_versions (organization, name, version, provider, model, system_prompt, tools,
-         permission_mode, skills, user_skills, label, ordering, turn_budget_usd, deleted, created_at)
+         permission_mode, skills, user_skills, label, ordering, turn_budget_usd, warm_pool, deleted, created_at)
        VALUES (@organization, @name, @version, @provider, @model, @systemPrompt, @tools,
-         @permissionMode, @skills, @userSkills, @label, @ordering, @turnBudgetUsd, @deleted, @createdAt)`,
+         @permissionMode, @skills, @userSkills, @label, @ordering, @turnBudgetUsd, @warmPool, @deleted, @createdAt)`,
     )
     .run({
       ...role,

@@ -89,7 +89,13 @@ export const SqliteStore = {
       addInput: async (input) => {
         const added = await inputs.addInput(input);
         if (added.created) changes.emit('inputs', input.sessionId);
+        if (added.events.length > 0) changes.emit('events', input.sessionId);
         return added;
+      },
+      updateInputStates: async (options) => {
+        const changed = await inputs.updateInputStates(options);
+        if (changed.length > 0 && options.events?.length) changes.emit('events', options.sessionId);
+        return changed;
       },
       answerInteraction: async (id, answer, now) => {
         const answered = await interactions.answerInteraction(id, answer, now);
