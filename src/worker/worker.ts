@@ -1,5 +1,6 @@
 import { type AgentBackend, type AgentSession, AgentStartError } from '../backends/agent-backend.js';
 import type { AgentEvent } from '../backends/agent-event.js';
+import { sessionSpecOf } from '../backends/session-spec.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { AgentdError, LeaseLostError } from '../errors/index.js';
 import { processStartTime } from '../journal/process-identity.js';
@@ -179,7 +180,11 @@ export class Worker {
       log: (line) => this.log(line),
     });
     const session = this.options.backend.startSession({
-      config: { ...config, ...(resume ? { resume } : {}), env: { ...config.env, ...this.options.env } },
+      spec: sessionSpecOf({
+        ...config,
+        ...(resume ? { resume } : {}),
+        env: { ...config.env, ...this.options.env },
+      }),
       inputs: this.feed.inputs(deferred.length > 0),
       ...(this.seed ? { hostTools: this.seed.hostTools() } : {}),
       canUseTool: (request) => this.interactions.request(request),
