@@ -1,3 +1,4 @@
+import type { BackendName } from '../backends/agent-backend.js';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -96,6 +97,8 @@ export interface CreateSessionOptions extends ActorOptions {
    */
   offline?: boolean;
   permissionMode?: PermissionMode;
+  /** What runs the session: `claude` or `codex`. @default the role's backend */
+  backend?: BackendName;
   /**
    * Refuse to create the session (`credentials_missing`) unless a worker could start for it.
    * @default true when `prompt` is given

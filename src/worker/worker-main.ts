@@ -4,7 +4,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ClaudeBackend } from '../backends/claude/claude-backend.js';
+import { createBackend } from '../backends/create-backend.js';
+import { backendOf } from '../backends/session-spec.js';
 import { dataPaths } from '../journal/data-dir.js';
 import { openStore } from '../journal/open-store.js';
 import { startTracing } from '../telemetry/tracing.js';
@@ -36,7 +37,7 @@ async function main(): Promise<number> {
   const demo = session ? await startDemoModelFor(session) : null;
   const execution = runExecution({
     store,
-    backend: new ClaudeBackend(),
+    backend: createBackend(session ? backendOf(session.config) : 'claude'),
     sessionId,
     executionId,
     ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),

@@ -235,4 +235,8 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (scope, target)
   ) STRICT;
   `,
+  // Issue 14: a role names the backend its sessions run on (claude unless it says codex).
+  `
+  ALTER TABLE role_versions ADD COLUMN backend TEXT NOT NULL DEFAULT 'claude';
+  `,
 ];
