@@ -119,6 +119,12 @@ export interface PrepareSessionOptions {
 /** The runtime protocol every backend implements (the seeds' AgentRuntime). */
 export interface AgentBackend {
   readonly name: BackendName;
+  /**
+   * Where the backend's transcripts live: `store`, mirrored through `sessionStore` (a session is
+   * resumable only once its transcript is there), or `native`, the backend's own files (Codex's
+   * `CODEX_HOME`): the resume cursor alone resumes it. @default 'store'
+   */
+  readonly transcripts?: 'store' | 'native';
   startSession(options: StartSessionOptions): AgentSession;
   /**
    * Starts the agent's process for the next `startSession` with the same config, so that it boots

@@ -160,7 +160,11 @@ export class Worker {
       cwd: sessionRecord.cwd,
       log: (line) => this.log(line),
     });
-    const resume = await this.recovery.resumableSession(sessionRecord.nativeSessionId);
+    // A backend with its own transcripts resumes by its cursor alone, and defers no tool uses.
+    const nativeTranscripts = this.options.backend.transcripts === 'native';
+    const resume = nativeTranscripts
+      ? (sessionRecord.nativeSessionId ?? undefined)
+      : await this.recovery.resumableSession(sessionRecord.nativeSessionId);
     if (this.options.tracing) {
       this.tracing = new TurnTracing({
         tracing: this.options.tracing,
@@ -169,7 +173,8 @@ export class Worker {
         model: sessionRecord.model,
       });
     }
-    const deferred = resume ? await this.recovery.continueInterruptedToolUses(resume) : [];
+    const deferred =
+      resume && !nativeTranscripts ? await this.recovery.continueInterruptedToolUses(resume) : [];
     this.seed = await SeedDriver.open({
       store,
       sessionId,

@@ -12,6 +12,7 @@ export interface CodexBackendOptions {
  */
 export class CodexBackend implements AgentBackend {
   readonly name = 'codex';
+  readonly transcripts = 'native';
 
   constructor(private readonly options: CodexBackendOptions = {}) {}
 

@@ -23,6 +23,7 @@ const denyUnlisted: PermissionHandler = async (request) => ({
 function foregroundBackend(backend: AgentBackend): AgentBackend {
   return {
     name: backend.name,
+    ...(backend.transcripts ? { transcripts: backend.transcripts } : {}),
     startSession: (options) => backend.startSession({ ...options, canUseTool: denyUnlisted }),
     ...(backend.prepare ? { prepare: (options) => backend.prepare?.(options) } : {}),
     ...(backend.discardPrepared ? { discardPrepared: () => backend.discardPrepared?.() } : {}),
