@@ -1,12 +1,15 @@
 export type {
   AgentBackend,
   AgentSession,
+  BackendName,
   PermissionDecision,
   PermissionHandler,
   PermissionRequest,
+  SessionSpec,
   StartSessionOptions,
   UserInput,
 } from './backends/agent-backend.js';
+export { backendNames } from './backends/agent-backend.js';
 export type {
   AgentErrorInfo,
   AgentEvent,
@@ -18,6 +21,9 @@ export type {
 export { classifyError, classifyResult, classifyStatus } from './backends/claude/classify.js';
 export { ClaudeBackend } from './backends/claude/claude-backend.js';
 export { convertMessage } from './backends/claude/convert.js';
+export type { CodexBackendOptions } from './backends/codex/codex-backend.js';
+export { CodexBackend } from './backends/codex/codex-backend.js';
+export { backendOf, sessionSpecOf } from './backends/session-spec.js';
 export type {
   ClaudeConfig,
   EffortLevel,

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { sessionSpecOf } from '../../src/backends/session-spec.js';
 import type { AgentEvent, UserInput } from '../../src/index.js';
 import { ClaudeBackend, createRuntime, defaultClaudeConfig, type Runtime } from '../../src/index.js';
 import { startScriptedModel } from '../../src/testing/index.js';
@@ -121,7 +122,7 @@ async function runtimeLatency(options: {
 async function directLatency(options: { cwd: string; env: Record<string, string> }) {
   const inputs = new AsyncQueue<UserInput>();
   const session = new ClaudeBackend().startSession({
-    config: { ...defaultClaudeConfig(), cwd: options.cwd, env: options.env },
+    spec: sessionSpecOf({ ...defaultClaudeConfig(), cwd: options.cwd, env: options.env }),
     inputs,
   });
   const iterator = session[Symbol.asyncIterator]();

@@ -1,5 +1,5 @@
 import type { ZodRawShape } from 'zod';
-import type { ClaudeConfig } from '../config/claude-config.js';
+import type { RetryConfig } from '../config/claude-config.js';
 import { AgentdError } from '../errors/agentd-error.js';
 import type { AgentEvent } from './agent-event.js';
 
@@ -42,10 +42,47 @@ export interface HostTool {
   run(input: Record<string, unknown>): Promise<{ text: string; isError?: boolean }>;
 }
 
+/** The backends agentd runs: a session and a role name one; `claude` unless they say otherwise. */
+export const backendNames = ['claude', 'codex'] as const;
+export type BackendName = (typeof backendNames)[number];
+
+/**
+ * What every backend understands about a session, whatever runs it. Each backend maps it to its own
+ * options (Claude's SDK options, Codex's thread options and config overrides); what only one backend
+ * understands stays in `settings`, which the runtime never reads.
+ */
+export interface SessionSpec {
+  /** @default the backend's default model */
+  model?: string;
+  /** The agent's working directory. @default process.cwd() */
+  cwd?: string;
+  /** Text the backend adds to its own system prompt (Claude's preset, Codex's developer instructions). */
+  instructions?: string;
+  /** Tools that run without asking. @default none */
+  allowedTools?: string[];
+  /**
+   * How freely the agent acts: agentd's permission modes (`default`, `acceptEdits`, `plan`,
+   * `bypassPermissions` …); Codex maps them to its sandbox modes.
+   * @default 'default'
+   */
+  permissionMode?: string;
+  /** The backend's own session id to continue (Claude's session id, Codex's thread id). */
+  resume?: string;
+  /** Environment for the agent's process (credentials, endpoint); never stored. */
+  env?: Record<string, string>;
+  /** Stream text deltas as `agent.text_delta` events. @default false */
+  includePartialMessages?: boolean;
+  /** Overall limit for one turn in seconds; 0 = none. */
+  timeoutSeconds: number;
+  retry: RetryConfig;
+  /** The backend's own settings, as stored with the session: opaque to everything but that backend. @default {} */
+  settings?: Record<string, unknown>;
+}
+
 export interface StartSessionOptions {
   /** Tools of agentd's own for the agent. @default none */
   hostTools?: HostTool[];
-  config: ClaudeConfig;
+  spec: SessionSpec;
   /** User messages, taken one turn at a time; the session ends when this ends. */
   inputs: AsyncIterable<UserInput>;
   /** Decides tool uses that the permission settings leave open. @default Claude's ordinary behaviour (deny when nobody can ask) */
@@ -73,15 +110,21 @@ export interface AgentSession extends AsyncIterable<AgentEvent> {
 
 /** What a backend needs to start its agent process before the session itself starts. */
 export interface PrepareSessionOptions {
-  /** The config the session will be started with; a session started with another one starts afresh. */
-  config: ClaudeConfig;
+  /** The spec the session will be started with; a session started with another one starts afresh. */
+  spec: SessionSpec;
   /** Where `claude` mirrors transcripts and resumes from (the SDK's SessionStore). */
   sessionStore?: unknown;
 }
 
 /** The runtime protocol every backend implements (the seeds' AgentRuntime). */
 export interface AgentBackend {
-  readonly name: string;
+  readonly name: BackendName;
+  /**
+   * Where the backend's transcripts live: `store`, mirrored through `sessionStore` (a session is
+   * resumable only once its transcript is there), or `native`, the backend's own files (Codex's
+   * `CODEX_HOME`): the resume cursor alone resumes it. @default 'store'
+   */
+  readonly transcripts?: 'store' | 'native';
   startSession(options: StartSessionOptions): AgentSession;
   /**
    * Starts the agent's process for the next `startSession` with the same config, so that it boots

@@ -44,6 +44,8 @@ interface EventBase {
 
 export interface SessionStartedEvent extends EventBase {
   type: 'session.started';
+  /** The backend that runs the session (`claude`, `codex`). Absent in events written before Codex. */
+  backend?: string;
   sessionId: string;
   model: string;
   tools: string[];
@@ -90,8 +92,8 @@ export interface RetryEvent extends EventBase {
   attempt: number;
   maxRetries: number;
   delayMs: number;
-  /** Who retries: `claude` retrying one API call, or `agentd` retrying the turn. */
-  by: 'claude' | 'agentd';
+  /** Who retries: the agent's process retrying one API call (`claude`, `codex`), or `agentd` retrying the turn. */
+  by: 'claude' | 'codex' | 'agentd';
   error: AgentErrorInfo;
 }
 
@@ -136,6 +138,14 @@ export interface NativeMessageEvent extends EventBase {
   subtype: string;
 }
 
+/** A native event of a backend other than Claude with no presentation event of its own, kept whole. */
+export interface BackendNativeEvent extends EventBase {
+  type: 'agent.native';
+  /** The backend it came from, such as `codex`. */
+  backend: string;
+  subtype: string;
+}
+
 export type AgentEvent =
   | SessionStartedEvent
   | MessageEvent
@@ -148,6 +158,7 @@ export type AgentEvent =
   | TurnCompletedEvent
   | ErrorEvent
   | InputDeliveredEvent
-  | NativeMessageEvent;
+  | NativeMessageEvent
+  | BackendNativeEvent;
 
 export type AgentEventType = AgentEvent['type'];

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { type BackendName, backendNames } from '../backends/agent-backend.js';
 import { type ClaudeConfig, type PermissionMode, permissionModes } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 
@@ -24,6 +25,12 @@ export function parsePermissionMode(value: string): PermissionMode {
   return value as PermissionMode;
 }
 
+export function parseBackend(value: string): BackendName {
+  if (!(backendNames as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected one of ${backendNames.join(', ')}`);
+  return value as BackendName;
+}
+
 export function parseList(value: string, previous: string[] = []): string[] {
   return [
     ...previous,
@@ -39,6 +46,7 @@ export function addAgentOptions(command: Command): Command {
   return command
     .option('--cwd <dir>', 'working directory of the agent')
     .option('--model <model>', 'model, such as claude-sonnet-4-5')
+    .option('--backend <name>', 'what runs the agent: claude (default) or codex', parseBackend)
     .option('--allowed-tools <tools>', 'comma-separated tools that run without asking', parseList)
     .option('--disallowed-tools <tools>', 'comma-separated tools removed entirely', parseList)
     .option('--permission-mode <mode>', permissionModes.join(' | '), parsePermissionMode)
@@ -49,6 +57,7 @@ export function addAgentOptions(command: Command): Command {
 }
 
 export interface AgentFlags {
+  backend?: BackendName;
   cwd?: string;
   model?: string;
   allowedTools?: string[];

@@ -95,6 +95,15 @@ type ResolvedProvider = { kind: 'offline' } | { kind: 'env' } | { kind: 'profile
 async function resolveProvider(options: ProviderEnvOptions): Promise<ResolvedProvider> {
   const { store, provider, env } = options;
   if (provider === 'offline') return { kind: 'offline' };
+  if (provider === 'openai') {
+    // A Codex session's: today's OPENAI_API_KEY (and OPENAI_BASE_URL, when set) of the worker's environment.
+    if ((env.OPENAI_API_KEY ?? '').trim() === '')
+      throw new CredentialsMissingError(
+        'a codex session needs OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than OpenAI’s) in the environment that starts its workers',
+        { provider },
+      );
+    return { kind: 'env' };
+  }
   if (provider === 'env') {
     // The implicit default profile: whatever today's variables reach.
     requireProviderCredentials({ provider: providerOf(env), env });

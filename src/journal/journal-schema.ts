@@ -91,7 +91,7 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     attempt: z.number(),
     maxRetries: z.number(),
     delayMs: z.number(),
-    by: z.enum(['claude', 'agentd']),
+    by: z.enum(['claude', 'codex', 'agentd']),
     error: agentError,
   }),
   'agent.compacted': z.looseObject({
@@ -117,6 +117,7 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
   'agent.error': z.looseObject({ ...raw, error: agentError }),
   'input.delivered': z.looseObject({ ...raw, inputId: z.string() }),
   'claude.message': z.looseObject({ ...raw, subtype: z.string() }),
+  'agent.native': z.looseObject({ ...raw, backend: z.string(), subtype: z.string() }),
   'input.accepted': z.looseObject({
     inputId: z.string(),
     messageId: z.string(),

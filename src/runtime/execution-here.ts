@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import type { AgentBackend } from '../backends/agent-backend.js';
+import { sessionSpecOf } from '../backends/session-spec.js';
 import type { JournalRecord } from '../journal/journal-event.js';
 import { toJournalRecord } from '../journal/read-journal.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
@@ -83,7 +84,7 @@ export async function prepareExecutionHere(options: ExecutionHereOptions): Promi
   const env = prepared?.env ?? { ...definedEnv(options.env), ...demo?.env };
   // The same config as the early one keeps its `claude`; another replaces it.
   backend.prepare?.({
-    config: executionConfig({ stored: session.config, resume: session.nativeSessionId, env }),
+    spec: sessionSpecOf(executionConfig({ stored: session.config, resume: session.nativeSessionId, env })),
     sessionStore: toSdkSessionStore(store),
   });
   const discard = async () => {

@@ -1,4 +1,5 @@
 import type { AgentBackend } from '../backends/agent-backend.js';
+import { sessionSpecOf } from '../backends/session-spec.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { credentialSource } from '../config/credentials.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
@@ -64,7 +65,7 @@ export async function prepareRun(options: {
     bind = resolve;
   });
   options.backend.prepare?.({
-    config: executionConfig({ stored: launch.stored, resume: null, env }),
+    spec: sessionSpecOf(executionConfig({ stored: launch.stored, resume: null, env })),
     sessionStore: toDeferredSdkSessionStore(store),
   });
   return {

@@ -1,3 +1,4 @@
+import { backendNames } from '../backends/agent-backend.js';
 import { type PermissionMode, permissionModes } from '../config/claude-config.js';
 import { ConflictError, InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { isSkillDigest } from '../skills/canonical.js';
@@ -48,6 +49,7 @@ export const maxWarmPool = 8;
 /** The fields a change to which archives the role's active sessions. */
 export const surfaceFields = [
   'provider',
+  'backend',
   'model',
   'systemPrompt',
   'tools',
@@ -202,6 +204,11 @@ export class Roles {
       if (typeof fields.provider !== 'string') throw new InvalidInputError('provider must be a name');
       await this.providers.requireKnown(fields.provider);
       checked.provider = fields.provider;
+    }
+    if (fields.backend !== undefined) {
+      if (!(backendNames as readonly unknown[]).includes(fields.backend))
+        throw new InvalidInputError(`backend must be one of ${backendNames.join(', ')}`, { field: 'backend' });
+      checked.backend = fields.backend;
     }
     for (const field of ['model', 'systemPrompt'] as const) {
       const value = fields[field];

@@ -1,3 +1,4 @@
+import type { BackendName } from '../backends/agent-backend.js';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -104,6 +105,8 @@ export interface CreateSessionOptions extends ActorOptions {
    */
   offline?: boolean;
   permissionMode?: PermissionMode;
+  /** What runs the session: `claude` or `codex`. @default the role's backend */
+  backend?: BackendName;
   /**
    * Refuse to create the session (`credentials_missing`) unless a worker could start for it.
    * @default true when `prompt` is given
@@ -281,7 +284,8 @@ export class Runtime {
     for (const organization of await this.store.listOrganizations()) {
       for (const role of await this.store.listRoles(organization.id)) {
         const size = role.warmPool ?? fallback;
-        if (size <= 0) continue;
+        // A warm entry boots `claude`; a Codex role's sessions start cold.
+        if (size <= 0 || role.backend !== 'claude') continue;
         const launch = launchOf(this.baseConfig, { role, offline: this.offline });
         const reachable = await this.requireProvider(launch.provider).then(
           () => true,

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
+import type { BackendName } from '../backends/agent-backend.js';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
+import { InvalidInputError } from '../errors/index.js';
 import type { RoleMeta, RoleSurface } from '../store/org-storage.js';
 
 /** What a new session's launch settings are made of: the runtime's base config and the caller's choices. */
@@ -10,6 +12,8 @@ export interface LaunchOptions {
   cwd?: string;
   /** Answer with the built-in demo model. */
   offline?: boolean;
+  /** The backend that runs the session. @default the role's, else `claude` */
+  backend?: BackendName;
   /** The role version the session runs under: its surface over the base config (null fields keep the base's). */
   role?: RoleSurface & Pick<RoleMeta, 'turnBudgetUsd'>;
   /** What the caller adds over the role (a seed run): system prompt text after the role's, tools allowed besides. */
@@ -21,9 +25,21 @@ export interface LaunchAddendum {
   allowedTools?: string[];
 }
 
+/**
+ * The provider of every Codex session: the OpenAI Responses API that `OPENAI_API_KEY` and
+ * `OPENAI_BASE_URL` of the worker's environment reach.
+ */
+export const codexProvider = 'openai';
+
+/** The provider a role's sessions reach: a Codex role's always reach OpenAI's (`codexProvider`). */
+export function providerOfRole(role: Pick<RoleSurface, 'provider' | 'backend'>): string {
+  return role.backend === 'codex' ? codexProvider : role.provider;
+}
+
 /** What a fresh data dir's default role is: the runtime's own configuration, no skills. */
 export const configurationRole: RoleSurface & Pick<RoleMeta, 'turnBudgetUsd'> = {
   provider: 'env',
+  backend: 'claude',
   model: null,
   systemPrompt: null,
   tools: null,
@@ -40,8 +56,9 @@ export interface Launch {
   cwd: string;
   /** The config as it is stored with the session: no credentials, no resume cursor. */
   stored: Record<string, unknown>;
-  /** The provider profile's name: the role's, `env` (the process-wide variables), or `offline`. */
+  /** The provider profile's name: the role's, `env` (the process-wide variables), `openai` (a Codex session's), or `offline`. */
   provider: string;
+  backend: BackendName;
 }
 
 /** What never goes into the store: credentials and other environment travel to workers by env only. */
@@ -64,8 +81,17 @@ export function launchOf(base: ClaudeConfig, options: LaunchOptions): Launch {
   if (options.permissionMode) config.permissionMode = options.permissionMode;
   const cwd = resolve(options.cwd ?? config.cwd ?? process.cwd());
   config.cwd = cwd;
-  const provider = options.offline ? 'offline' : (role?.provider ?? 'env');
-  return { config, cwd, stored: storableConfig(config), provider };
+  const backend = options.backend ?? role?.backend ?? 'claude';
+  const stored = storableConfig(config);
+  if (backend === 'claude') {
+    const provider = options.offline ? 'offline' : (role?.provider ?? 'env');
+    return { config, cwd, stored, provider, backend };
+  }
+  // The offline demo model and the provider profiles speak Anthropic's API; Codex speaks OpenAI's.
+  if (options.offline)
+    throw new InvalidInputError('a codex session cannot run offline: the demo model answers only claude');
+  stored.backend = backend;
+  return { config, cwd, stored, provider: codexProvider, backend };
 }
 
 /** Appended after the role's prompt and tools: the role's surface stays, the addendum comes on top. */

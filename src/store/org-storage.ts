@@ -5,6 +5,7 @@
  *
  * All times are epoch milliseconds. Names are compared exactly (case-sensitive).
  */
+import type { BackendName } from '../backends/agent-backend.js';
 import type { PermissionMode } from '../config/claude-config.js';
 
 export const providerKinds = ['anthropic', 'openrouter', 'custom'] as const;
@@ -55,6 +56,8 @@ export interface OrganizationRecord {
 export interface RoleSurface {
   /** A provider profile's name, or the built-in `env` / `offline`. */
   provider: string;
+  /** The backend its sessions run on. @default 'claude' */
+  backend: BackendName;
   /** Null: the provider's (or claude's) default model. */
   model: string | null;
   /** Appended to Claude Code's system prompt. Null: none. */

@@ -8,7 +8,10 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AgentBackend } from '../backends/agent-backend.js';
 import { ClaudeBackend } from '../backends/claude/claude-backend.js';
+import { createBackend } from '../backends/create-backend.js';
+import { backendOf, sessionSpecOf } from '../backends/session-spec.js';
 import { type DataPaths, dataPaths } from '../journal/data-dir.js';
 import { openStore } from '../journal/open-store.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
@@ -45,7 +48,8 @@ async function runWorker(options: {
   paths: DataPaths;
   sessionId: string;
   executionId: string;
-  backend: ClaudeBackend;
+  /** The warm entry's prepared backend; otherwise the session's own. */
+  backend?: AgentBackend;
   /** The demo model a warm entry started already. */
   demo?: DemoModel;
 }): Promise<number> {
@@ -60,7 +64,7 @@ async function runWorker(options: {
   const demo = options.demo !== undefined ? options.demo : session ? await startDemo(session) : null;
   const execution = runExecution({
     store,
-    backend,
+    backend: backend ?? createBackend(session ? backendOf(session.config) : 'claude'),
     sessionId,
     executionId,
     ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
@@ -109,7 +113,7 @@ async function runWarm(dataDir: string): Promise<number> {
     const added = await sessionLaunch({ store, session: launch, env: process.env, paths });
     const config = launchConfig(launchConfigOf(launch), added);
     backend.prepare({
-      config: { ...config, env: { ...config.env, ...demo?.env } },
+      spec: sessionSpecOf({ ...config, env: { ...config.env, ...demo?.env } }),
       sessionStore: toSdkSessionStore(store),
     });
   });
@@ -137,7 +141,7 @@ async function main(): Promise<number> {
   const paths = dataPaths(dataDir);
   // Signalled by the runtime on this host, a worker does not watch other processes' SQLite commits.
   const store = await openStore(paths, process.env, { watchOthers: false });
-  return runWorker({ store, paths, sessionId, executionId, backend: new ClaudeBackend() });
+  return runWorker({ store, paths, sessionId, executionId });
 }
 
 main().then(

@@ -1,5 +1,6 @@
 import { type AgentBackend, type AgentSession, AgentStartError } from '../backends/agent-backend.js';
 import type { AgentEvent } from '../backends/agent-event.js';
+import { sessionSpecOf } from '../backends/session-spec.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { AgentdError, LeaseLostError } from '../errors/index.js';
 import { processStartTime } from '../journal/process-identity.js';
@@ -186,7 +187,11 @@ export class Worker {
       cwd: sessionRecord.cwd,
       log: (line) => this.log(line),
     });
-    const resume = await this.recovery.resumableSession(sessionRecord.nativeSessionId);
+    // A backend with its own transcripts resumes by its cursor alone, and defers no tool uses.
+    const nativeTranscripts = this.options.backend.transcripts === 'native';
+    const resume = nativeTranscripts
+      ? (sessionRecord.nativeSessionId ?? undefined)
+      : await this.recovery.resumableSession(sessionRecord.nativeSessionId);
     if (this.options.tracing) {
       this.tracing = new TurnTracing({
         tracing: this.options.tracing,
@@ -195,7 +200,8 @@ export class Worker {
         model: sessionRecord.model,
       });
     }
-    const deferred = resume ? await this.recovery.continueInterruptedToolUses(resume) : [];
+    const deferred =
+      resume && !nativeTranscripts ? await this.recovery.continueInterruptedToolUses(resume) : [];
     this.seed = await SeedDriver.open({
       store,
       sessionId,
@@ -206,7 +212,11 @@ export class Worker {
       log: (line) => this.log(line),
     });
     const session = this.options.backend.startSession({
-      config: { ...config, ...(resume ? { resume } : {}), env: { ...config.env, ...this.options.env } },
+      spec: sessionSpecOf({
+        ...config,
+        ...(resume ? { resume } : {}),
+        env: { ...config.env, ...this.options.env },
+      }),
       inputs: this.feed.inputs(deferred.length > 0),
       ...(this.seed ? { hostTools: this.seed.hostTools() } : {}),
       canUseTool: (request) => this.interactions.request(request),

@@ -29,6 +29,7 @@ const eventTypes: Record<AgentEventType, true> = {
   'agent.error': true,
   'input.delivered': true,
   'claude.message': true,
+  'agent.native': true,
 };
 
 let isolationRoot: string;

@@ -15,6 +15,7 @@ import {
 import { AsyncQueue } from '../../util/async-queue.js';
 import type { AgentSession, UserInput } from '../agent-backend.js';
 import type { AgentEvent } from '../agent-event.js';
+import { sessionSpecOf } from '../session-spec.js';
 import { ClaudeBackend } from './claude-backend.js';
 
 // The backend against the real `claude` and the scripted model: agentd's own retries, timeouts,
@@ -73,7 +74,7 @@ async function collect(
   const inputs = new AsyncQueue<UserInput>();
   const pending = [...prompts];
   inputs.push(pending.shift()!);
-  session = new ClaudeBackend().startSession({ config, inputs });
+  session = new ClaudeBackend().startSession({ spec: sessionSpecOf(config), inputs });
   const events: AgentEvent[] = [];
   for await (const event of session) {
     events.push(event);

@@ -4,6 +4,7 @@ import type {
   PrepareSessionOptions,
   StartSessionOptions,
 } from '../agent-backend.js';
+import { claudeConfigOf } from './claude-config-of.js';
 import { ClaudeSession } from './claude-session.js';
 import { EarlyStart } from './early-start.js';
 
@@ -20,10 +21,11 @@ export class ClaudeBackend implements AgentBackend {
 
   /** Starts `claude` now (the SDK's `startup()`), for the next session started with the same config. */
   prepare(options: PrepareSessionOptions): void {
+    const start = { config: claudeConfigOf(options.spec), sessionStore: options.sessionStore };
     // Prepared twice with the same config (early by the CLI, then by the execution): keep the first.
-    if (this.early?.key === EarlyStart.keyOf(options)) return;
+    if (this.early?.key === EarlyStart.keyOf(start)) return;
     this.early?.close();
-    this.early = new EarlyStart(options);
+    this.early = new EarlyStart(start);
   }
 
   discardPrepared(): void {

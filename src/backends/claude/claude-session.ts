@@ -9,6 +9,7 @@ import {
 } from '../agent-backend.js';
 import type { AgentErrorInfo, AgentEvent } from '../agent-event.js';
 import { errorInfo } from './classify.js';
+import { claudeConfigOf } from './claude-config-of.js';
 import { claudeSpawner } from './claude-process.js';
 import type { NativeMessage } from './convert.js';
 import { type EarlyStart, type EarlyStartTarget, startKey } from './early-start.js';
@@ -43,16 +44,16 @@ export class ClaudeSession implements AgentSession, TurnHost {
   /** A `claude` started before this session (ClaudeBackend.prepare), taken by its first query if the options match. */
   private early: EarlyStart | undefined;
 
+  /** The Claude config of the session's spec. */
+  readonly config: ClaudeConfig;
+
   constructor(
     private readonly options: StartSessionOptions,
     early?: EarlyStart,
   ) {
-    this.nativeSessionId = options.config.resume ?? null;
+    this.config = claudeConfigOf(options.spec);
+    this.nativeSessionId = this.config.resume ?? null;
     this.early = early;
-  }
-
-  get config(): ClaudeConfig {
-    return this.options.config;
   }
 
   get closed(): boolean {

@@ -93,7 +93,7 @@ const successResult: NativeMessage = {
 };
 
 describe('convertMessage', () => {
-  it('system init becomes session.started with model, tools, cwd and permission mode', () => {
+  it('system init becomes session.started naming the backend, with model, tools, cwd and permission mode', () => {
     const message: NativeMessage = {
       type: 'system',
       subtype: 'init',
@@ -109,6 +109,7 @@ describe('convertMessage', () => {
     };
     expect(only(message)).toEqual({
       type: 'session.started',
+      backend: 'claude',
       sessionId,
       model: 'claude-opus-5-5',
       tools: ['Task', 'Bash', 'Write'],

@@ -123,6 +123,7 @@ function fromSystem(message: NativeMessage): AgentEvent[] {
       return [
         {
           type: 'session.started',
+          backend: 'claude',
           sessionId: asString(message.session_id),
           model: asString(message.model),
           tools: Array.isArray(message.tools) ? message.tools.map(String) : [],

@@ -9,6 +9,7 @@ import { type ClaudeConfig, defaultClaudeConfig } from '../../config/claude-conf
 import { type ScriptedModel, startScriptedModel } from '../../testing/index.js';
 import { AsyncQueue } from '../../util/async-queue.js';
 import type { AgentSession, UserInput } from '../agent-backend.js';
+import { sessionSpecOf } from '../session-spec.js';
 import { ClaudeBackend } from './claude-backend.js';
 
 // `prepare()` starts the real `claude` before its session: the session must take that very process
@@ -82,7 +83,7 @@ async function oneTurn(backend: ClaudeBackend, sessionConfig: ClaudeConfig) {
   const inputs = new AsyncQueue<UserInput>();
   inputs.push({ id: randomUUID(), text: 'hello' });
   session = backend.startSession({
-    config: sessionConfig,
+    spec: sessionSpecOf(sessionConfig),
     inputs,
     canUseTool: async () => ({ behavior: 'allow' }),
     resumeDeferredTool: async () => null,
@@ -102,7 +103,7 @@ async function oneTurn(backend: ClaudeBackend, sessionConfig: ClaudeConfig) {
 describe('ClaudeBackend.prepare', () => {
   it('a session with the same config takes the claude started before it', async () => {
     const backend = new ClaudeBackend();
-    backend.prepare({ config: config() });
+    backend.prepare({ spec: sessionSpecOf(config()) });
     const early = await waitForClaude();
     expect(early).toHaveLength(1);
     const { answer, during } = await oneTurn(backend, config());
@@ -114,7 +115,7 @@ describe('ClaudeBackend.prepare', () => {
     // A claude of the test before may still be on its way out: it is not this test's.
     const before = claudeChildren();
     const backend = new ClaudeBackend();
-    backend.prepare({ config: config({ model: 'claude-early-model' }) });
+    backend.prepare({ spec: sessionSpecOf(config({ model: 'claude-early-model' })) });
     const early = await waitForClaude(before);
     expect(early).toHaveLength(1);
     const { answer, during } = await oneTurn(backend, config());
@@ -130,7 +131,7 @@ describe('ClaudeBackend.prepare', () => {
 
   it('discardPrepared ends a claude no session took', async () => {
     const backend = new ClaudeBackend();
-    backend.prepare({ config: config() });
+    backend.prepare({ spec: sessionSpecOf(config()) });
     const [pid] = await waitForClaude();
     expect(pid).toBeDefined();
     backend.discardPrepared();

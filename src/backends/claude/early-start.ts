@@ -1,8 +1,14 @@
 import type { CanUseTool, HookCallbackMatcher, Options, WarmQuery } from '@anthropic-ai/claude-agent-sdk';
-import type { PrepareSessionOptions } from '../agent-backend.js';
+import type { ClaudeConfig } from '../../config/claude-config.js';
 import { claudeSpawner } from './claude-process.js';
 import { loadSdk } from './load-sdk.js';
 import { buildSdkOptions } from './sdk-options.js';
+
+/** What an early start is started with: the Claude config of the spec it was prepared for. */
+export interface ClaudeStart {
+  config: ClaudeConfig;
+  sessionStore?: unknown;
+}
 
 /** The session that takes an early-started `claude`: it answers its callbacks from then on. */
 export interface EarlyStartTarget {
@@ -22,7 +28,7 @@ export interface CallbackPresence {
  * The identity of a start: the config (credentials included; the key never leaves this process),
  * whether it mirrors transcripts, and which callbacks it has. Equal keys start equal `claude`s.
  */
-export function startKey(options: PrepareSessionOptions, callbacks: CallbackPresence): string {
+export function startKey(options: ClaudeStart, callbacks: CallbackPresence): string {
   return JSON.stringify({ config: options.config, sessionStore: Boolean(options.sessionStore), callbacks });
 }
 
@@ -31,7 +37,7 @@ export function startKey(options: PrepareSessionOptions, callbacks: CallbackPres
  * will take the process (`target()`), the same shape a session gives its own query.
  */
 function earlyOptions(
-  options: PrepareSessionOptions,
+  options: ClaudeStart,
   handlers: { target: () => EarlyStartTarget | undefined; onSpawnFailed: (error: Error) => void },
 ): Options {
   const canUseTool: CanUseTool = (...args) => {
@@ -79,11 +85,11 @@ export class EarlyStart {
   private claimed = false;
 
   /** The key of the process `new EarlyStart(options)` would start. */
-  static keyOf(options: PrepareSessionOptions): string {
+  static keyOf(options: ClaudeStart): string {
     return startKey(options, { canUseTool: true, hooks: true });
   }
 
-  constructor(options: PrepareSessionOptions) {
+  constructor(options: ClaudeStart) {
     const sdkOptions = earlyOptions(options, {
       target: () => this.target,
       onSpawnFailed: (error) => {

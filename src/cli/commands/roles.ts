@@ -1,12 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
+import type { BackendName } from '../../backends/agent-backend.js';
 import type { PermissionMode } from '../../config/claude-config.js';
 import { InvalidInputError } from '../../errors/index.js';
 import type { RoleFields } from '../../runtime/roles.js';
 import { defaultOrganization } from '../../runtime/runtime-context.js';
 import type { RoleRecord } from '../../store/org-storage.js';
 import type { CliContext } from '../context.js';
-import { parseList, parseNonNegativeNumber, parsePermissionMode, parsePositiveInteger } from '../options.js';
+import {
+  parseBackend,
+  parseList,
+  parseNonNegativeNumber,
+  parsePermissionMode,
+  parsePositiveInteger,
+} from '../options.js';
 import {
   actorOf,
   addRuntimeOptions,
@@ -21,6 +28,7 @@ interface RoleFlags extends DataDirFlags {
   label?: string;
   ordering?: number;
   provider?: string;
+  backend?: BackendName;
   model?: string;
   systemPrompt?: string;
   systemPromptFile?: string;
@@ -63,6 +71,7 @@ function addRoleFlags(command: Command): Command {
     .option('--label <text>', 'name shown to people')
     .option('--ordering <n>', 'listing order, lowest first', parseInteger)
     .option('--provider <name>', 'provider profile (or env, offline)')
+    .option('--backend <name>', 'what runs the sessions: claude (default) or codex', parseBackend)
     .option('--model <model>', 'model id, such as anthropic/claude-sonnet-4.6 for openrouter')
     .option('--system-prompt <text>', "appended to Claude Code's system prompt")
     .option('--system-prompt-file <path>', 'the system prompt from a file')
@@ -85,6 +94,7 @@ function fieldsOf(flags: RoleFlags): RoleFields {
     ...(flags.label !== undefined ? { label: flags.label } : {}),
     ...(flags.ordering !== undefined ? { ordering: flags.ordering } : {}),
     ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
+    ...(flags.backend !== undefined ? { backend: flags.backend } : {}),
     ...(flags.model !== undefined ? { model: flags.model } : {}),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     ...(flags.tools !== undefined ? { tools: flags.tools } : {}),
@@ -119,6 +129,7 @@ function printRole(context: CliContext, role: RoleRecord, isDefault: boolean): v
     ['label', role.label],
     ['ordering', String(role.ordering)],
     ['provider', role.provider],
+    ['backend', role.backend],
     ['model', orDefault(role.model)],
     ['system', role.systemPrompt === null ? '(default)' : JSON.stringify(role.systemPrompt.slice(0, 200))],
     ['tools', role.tools === null ? '(default)' : role.tools.join(', ') || '(none)'],

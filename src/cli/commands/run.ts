@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import type { AgentBackend, PermissionHandler } from '../../backends/agent-backend.js';
+import { backendOf } from '../../backends/session-spec.js';
+import type { PreparedRun } from '../../runtime/prepared-run.js';
 import { eventOf, type JournalRecord } from '../../journal/journal-event.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
@@ -21,6 +23,7 @@ const denyUnlisted: PermissionHandler = async (request) => ({
 function foregroundBackend(backend: AgentBackend): AgentBackend {
   return {
     name: backend.name,
+    ...(backend.transcripts ? { transcripts: backend.transcripts } : {}),
     startSession: (options) => backend.startSession({ ...options, canUseTool: denyUnlisted }),
     ...(backend.prepare ? { prepare: (options) => backend.prepare?.(options) } : {}),
     ...(backend.discardPrepared ? { discardPrepared: () => backend.discardPrepared?.() } : {}),
@@ -90,25 +93,27 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
  * this process so that no worker process has to start first, stopped once its turn has settled.
  */
 async function run(prompt: string, flags: RunFlags, context: CliContext): Promise<number> {
-  const { resume, ...agentFlags } = flags;
+  const { resume, backend: backendName, ...agentFlags } = flags;
   const config = configFromFlags(agentFlags, context.env);
   config.includePartialMessages = config.includePartialMessages ?? !flags.json;
-  // Loaded when run: other commands do not pay for the SDK. It loads first, since `claude` can only
-  // start once it has; a new session's `claude` then boots while the runtime opens and journals the input.
-  const { loadSdk } = await import('../../backends/claude/load-sdk.js');
-  await loadSdk();
-  const [{ ClaudeBackend }, { prepareRun }] = await Promise.all([
-    import('../../backends/claude/claude-backend.js'),
-    import('../../runtime/prepared-run.js'),
-  ]);
-  const backend = foregroundBackend(new ClaudeBackend());
-  const prepared = resume
-    ? undefined
-    : await prepareRun({
-        backend,
-        env: context.env,
-        launch: { config, ...(flags.offline ? { offline: true } : {}) },
-      });
+  let backend: AgentBackend | undefined;
+  let prepared: PreparedRun | undefined;
+  if (!resume && (backendName ?? 'claude') === 'claude') {
+    // Loaded when run: other commands do not pay for the SDK. It loads first, since `claude` can only
+    // start once it has; a new session's `claude` then boots while the runtime opens and journals the input.
+    const { loadSdk } = await import('../../backends/claude/load-sdk.js');
+    await loadSdk();
+    const [{ ClaudeBackend }, { prepareRun }] = await Promise.all([
+      import('../../backends/claude/claude-backend.js'),
+      import('../../runtime/prepared-run.js'),
+    ]);
+    backend = foregroundBackend(new ClaudeBackend());
+    prepared = await prepareRun({
+      backend,
+      env: context.env,
+      launch: { config, ...(flags.offline ? { offline: true } : {}) },
+    });
+  }
   // The worker's modules load while the store opens, rather than after it.
   void import('../../worker/run-execution.js').catch(() => undefined);
   return withRuntime(flags, context, async (runtime) => {
@@ -118,6 +123,7 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
         await runtime
           .createSession({
             config,
+            ...(backendName ? { backend: backendName } : {}),
             requireCredentials: true,
             ...(flags.offline ? { offline: true } : {}),
           })
@@ -126,6 +132,12 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
             throw error;
           })
       ).session.id;
+    // A resumed session runs on the backend it was made with; a new one on the flag's.
+    if (!backend) {
+      const { createBackend } = await import('../../backends/create-backend.js');
+      const name = resume ? backendOf((await runtime.getSession(resume)).session.config) : (backendName ?? 'claude');
+      backend = foregroundBackend(createBackend(name));
+    }
     const renderer = new HumanRenderer(context.stdout, context.stderr, sessionId);
     let exitCode: number = exitCodes.failure;
     let final = false;

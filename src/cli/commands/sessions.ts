@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
+import { backendOf } from '../../backends/session-spec.js';
 import { InvalidInputError } from '../../errors/index.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
@@ -49,6 +50,7 @@ export function registerSessionCommands(program: Command, context: CliContext): 
         const result = await runtime.createSession({
           prompt,
           config,
+          ...(flags.backend ? { backend: flags.backend } : {}),
           ...(flags.role ? { role: flags.role } : {}),
           ...(flags.org ? { organization: flags.org } : {}),
           ...actorOf(flags),
@@ -121,8 +123,10 @@ export function registerSessionCommands(program: Command, context: CliContext): 
       const details = await runtime.getSession(sessionId);
       if (flags.json) return printJson(context, details);
       const { session } = details;
+      const backend = backendOf(session.config);
       line(context, `session   ${session.id} (${session.state})`);
-      line(context, `claude    ${session.nativeSessionId ?? '-'}`);
+      line(context, `backend   ${backend}`);
+      line(context, `${backend === 'codex' ? 'thread ' : 'claude '}   ${session.nativeSessionId ?? '-'}`);
       line(context, `cwd       ${session.cwd}`);
       line(context, `model     ${session.model ?? '(default)'}`);
       line(

@@ -1,3 +1,4 @@
+import { backendNames } from '../../backends/agent-backend.js';
 /**
  * The bodies of the organization's resources (providers, roles, skills, channels, grants, budgets)
  * and of messages under the closed command protocol, registered with the same registry as
@@ -72,6 +73,7 @@ const roleFields = {
   label: z.string().min(1).optional(),
   ordering: z.number().int().optional(),
   provider: z.string().min(1).optional().describe('a provider profile, or the built-in `env` / `offline`'),
+  backend: z.enum(backendNames).optional().describe('what runs the sessions: claude (the default) or codex'),
   model: z.string().min(1).nullable().optional(),
   systemPrompt: z.string().min(1).nullable().optional().describe("appended to Claude Code's system prompt"),
   tools: z.array(z.string().min(1)).nullable().optional().describe('tools that run without asking'),
@@ -99,6 +101,7 @@ export const roleSchema = named(
     label: z.string(),
     ordering: z.number().int(),
     provider: z.string(),
+    backend: z.enum(backendNames),
     model: z.string().nullable(),
     systemPrompt: z.string().nullable(),
     tools: z.array(z.string()).nullable(),

@@ -243,4 +243,8 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE role_versions ADD COLUMN warm_pool INTEGER;
   `,
+  // Issue 14: a role names the backend its sessions run on (claude unless it says codex).
+  `
+  ALTER TABLE role_versions ADD COLUMN backend TEXT NOT NULL DEFAULT 'claude';
+  `,
 ];

@@ -27,6 +27,7 @@ export function postgresRoles(connection: PostgresConnection): RoleStorage {
           name: role.name,
           version: (latest?.version ?? 0) + 1,
           provider: role.provider ?? 'env',
+          backend: role.backend ?? 'claude',
           model: role.model ?? null,
           systemPrompt: role.systemPrompt ?? null,
           tools: role.tools ?? null,
@@ -186,8 +187,8 @@ async function insertVersion(executor: PostgresExecutor, role: RoleRecord): Prom
   // Hand back what a read will return, not the caller's own arrays.
   const row = await executor.row(
     `INSERT INTO role_versions (organization, name, version, provider, model, system_prompt, tools,
-       permission_mode, skills, user_skills, label, ordering, turn_budget_usd, deleted, created_at, warm_pool)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
+       permission_mode, skills, user_skills, label, ordering, turn_budget_usd, deleted, created_at, warm_pool, backend)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING *`,
     [
       role.organization,
       role.name,
@@ -205,6 +206,7 @@ async function insertVersion(executor: PostgresExecutor, role: RoleRecord): Prom
       role.deleted ? 1 : 0,
       role.createdAt,
       role.warmPool,
+      role.backend,
     ],
   );
   return toRoleRecord(row);

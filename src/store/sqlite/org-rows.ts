@@ -1,3 +1,4 @@
+import { backendNames } from '../../backends/agent-backend.js';
 import { z } from 'zod';
 import { permissionModes } from '../../config/claude-config.js';
 import {
@@ -77,6 +78,7 @@ const roleRow = z
     name: z.string(),
     version: z.number().int().positive(),
     provider: z.string(),
+    backend: z.enum(backendNames),
     model: z.string().nullable(),
     system_prompt: z.string().nullable(),
     tools: jsonText(z.array(z.string())).nullable(),
@@ -96,6 +98,7 @@ const roleRow = z
       name: row.name,
       version: row.version,
       provider: row.provider,
+      backend: row.backend,
       model: row.model,
       systemPrompt: row.system_prompt,
       tools: row.tools,

@@ -27,6 +27,7 @@ export function sqliteRoles(connection: SqliteConnection): RoleStorage {
           name: role.name,
           version: (latest?.version ?? 0) + 1,
           provider: role.provider ?? 'env',
+          backend: role.backend ?? 'claude',
           model: role.model ?? null,
           systemPrompt: role.systemPrompt ?? null,
           tools: role.tools ?? null,
@@ -161,9 +162,9 @@ function requireLiveRole(connection: SqliteConnection, organization: string, nam
 function insertVersion(connection: SqliteConnection, role: RoleRecord): RoleRecord {
   connection
     .statement(
-      `INSERT INTO role_versions (organization, name, version, provider, model, system_prompt, tools,
+      `INSERT INTO role_versions (organization, name, version, provider, backend, model, system_prompt, tools,
          permission_mode, skills, user_skills, label, ordering, turn_budget_usd, warm_pool, deleted, created_at)
-       VALUES (@organization, @name, @version, @provider, @model, @systemPrompt, @tools,
+       VALUES (@organization, @name, @version, @provider, @backend, @model, @systemPrompt, @tools,
          @permissionMode, @skills, @userSkills, @label, @ordering, @turnBudgetUsd, @warmPool, @deleted, @createdAt)`,
     )
     .run({

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultClaudeConfig } from '../../config/claude-config.js';
+import {
+  functionCallOutputs,
+  type Script,
+  type ScriptedResponses,
+  startScriptedResponses,
+  userTexts,
+} from '../../testing/index.js';
+import { AsyncQueue } from '../../util/async-queue.js';
+import type { AgentSession, SessionSpec, UserInput } from '../agent-backend.js';
+import type { AgentEvent } from '../agent-event.js';
+import { CodexBackend } from './codex-backend.js';
+
+// The backend against the real `codex` executable and the scripted Responses server: text turns,
+// commands codex really runs, resumed threads, interrupts, and a 401 that fails at once.
+
+let root: string;
+let workDir: string;
+let model: ScriptedResponses | undefined;
+let session: AgentSession | undefined;
+
+afterEach(async () => {
+  await session?.close();
+  session = undefined;
+  await model?.close();
+  model = undefined;
+  await rm(root, { recursive: true, force: true, maxRetries: 5 });
+});
+
+async function setup(script: Script, overrides: Partial<SessionSpec> = {}): Promise<SessionSpec> {
+  root = await realpath(await mkdtemp(join(tmpdir(), 'agentd-codex-backend-')));
+  workDir = join(root, 'work');
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(workDir);
+  await mkdir(join(root, 'codex-home'));
+  model = await startScriptedResponses({ script });
+  const defaults = defaultClaudeConfig();
+  return {
+    cwd: workDir,
+    model: 'scripted-codex',
+    env: { ...model.env(), CODEX_HOME: join(root, 'codex-home'), HOME: root },
+    retry: { maxRetries: 1, initialDelayMs: 50, maxDelayMs: 100 },
+    timeoutSeconds: defaults.timeoutSeconds,
+    ...overrides,
+  };
+}
+
+const input = (text: string): UserInput => ({ id: randomUUID(), text });
+
+/** Runs one session over `prompts`, the next sent once the previous turn has ended. */
+async function collect(
+  spec: SessionSpec,
+  prompts: UserInput[],
+  onEvent?: (event: AgentEvent, session: AgentSession) => void,
+): Promise<AgentEvent[]> {
+  const inputs = new AsyncQueue<UserInput>();
+  const pending = [...prompts];
+  inputs.push(pending.shift()!);
+  session = new CodexBackend().startSession({ spec, inputs });
+  const events: AgentEvent[] = [];
+  for await (const event of session) {
+    events.push(event);
+    onEvent?.(event, session);
+    if (event.type === 'agent.turn.completed' || event.type === 'agent.error') {
+      const next = pending.shift();
+      if (next) inputs.push(next);
+      else inputs.end();
+    }
+  }
+  return events;
+}
+
+const types = (events: AgentEvent[]) => events.map((event) => event.type);
+
+describe('CodexBackend', () => {
+  it('a text turn: the thread starts, the input is delivered, the answer and its usage come back', async () => {
+    const spec = await setup([
+      { text: 'Hello from the scripted Responses API', usage: { input_tokens: 12, output_tokens: 7 } },
+    ]);
+    const prompt = input('say hello');
+    const events = await collect(spec, [prompt]);
+    const started = events.find((event) => event.type === 'session.started');
+    expect(started).toMatchObject({ backend: 'codex', cwd: workDir, permissionMode: 'workspace-write' });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'input.delivered', inputId: prompt.id }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'agent.message', text: 'Hello from the scripted Responses API' }),
+    );
+    const completed = events.find((event) => event.type === 'agent.turn.completed');
+    expect(completed).toMatchObject({
+      isError: false,
+      inputIds: [prompt.id],
+      result: 'Hello from the scripted Responses API',
+      usage: { inputTokens: 12, outputTokens: 7 },
+    });
+    const requests = model!.conversationRequests();
+    expect(requests).toHaveLength(1);
+    expect(userTexts(requests[0]!)).toContain('say hello');
+    expect(requests[0]!.body?.model).toBe('scripted-codex');
+    expect(requests[0]!.headers.authorization).toBe('Bearer scripted-responses-key');
+  });
+
+  it('a shell command call: codex really runs it in the working directory and returns its output', async () => {
+    const spec = await setup([
+      {
+        content: [
+          { type: 'tool_use', name: 'exec_command', input: { cmd: 'echo made > made.txt && echo ran-it' } },
+        ],
+      },
+      { text: 'The command ran.' },
+    ]);
+    const events = await collect(spec, [input('run the command')]);
+    const call = events.find((event) => event.type === 'agent.tool_call');
+    expect(call).toMatchObject({ name: 'shell' });
+    expect(call?.type === 'agent.tool_call' && call.detail).toContain('echo made > made.txt');
+    const result = events.find((event) => event.type === 'agent.tool_result');
+    expect(result).toMatchObject({ isError: false, content: expect.stringContaining('ran-it') });
+    expect(await readFile(join(workDir, 'made.txt'), 'utf8')).toBe('made\n');
+    const outputs = functionCallOutputs(model!.conversationRequests()[1]!);
+    expect(outputs[0]?.output).toContain('ran-it');
+    expect(types(events).at(-1)).toBe('agent.turn.completed');
+  });
+
+  it('a second turn continues the thread: the model sees the earlier turn', async () => {
+    const spec = await setup([{ text: 'first answer' }, { text: 'second answer' }]);
+    const events = await collect(spec, [input('first question'), input('second question')]);
+    const completed = events.filter((event) => event.type === 'agent.turn.completed');
+    expect(completed).toHaveLength(2);
+    const second = model!.conversationRequests()[1]!;
+    expect(userTexts(second)).toEqual(expect.arrayContaining(['first question', 'second question']));
+    expect(JSON.stringify(second.body)).toContain('first answer');
+  });
+
+  it('a new session resumed by thread id carries the earlier turns', async () => {
+    const spec = await setup([{ text: 'remembered: blue' }, { text: 'you said blue' }]);
+    const first = await collect(spec, [input('my colour is blue')]);
+    const threadId = first.find((event) => event.type === 'session.started');
+    expect(threadId?.type === 'session.started' && threadId.sessionId).toBeTruthy();
+    await session?.close();
+    const resumed = await collect(
+      { ...spec, resume: threadId?.type === 'session.started' ? threadId.sessionId : '' },
+      [input('what is my colour?')],
+    );
+    expect(resumed.find((event) => event.type === 'session.started')).toMatchObject({
+      sessionId: threadId?.type === 'session.started' ? threadId.sessionId : '',
+    });
+    const request = model!.conversationRequests()[1]!;
+    expect(userTexts(request)).toEqual(expect.arrayContaining(['my colour is blue', 'what is my colour?']));
+    expect(JSON.stringify(request.body)).toContain('remembered: blue');
+  });
+
+  it('interrupt: the turn ends with a cancelled error, and the thread takes the next turn', async () => {
+    const spec = await setup((request) =>
+      userTexts(request).at(-1) === 'next'
+        ? { text: 'after the interrupt' }
+        : { text: 'slow answer', delayMs: 20_000 },
+    );
+    let interrupted = false;
+    const events = await collect(spec, [input('take your time'), input('next')], (event, live) => {
+      if (event.type === 'input.delivered' && !interrupted) {
+        interrupted = true;
+        void live.interrupt();
+      }
+    });
+    expect(events).toContainEqual({
+      type: 'agent.error',
+      error: expect.objectContaining({ code: 'cancelled' }),
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'agent.message', text: 'after the interrupt' }),
+    );
+  });
+
+  it('a 401 fails the turn at once with an authentication error, not after codex retried it', async () => {
+    const spec = await setup(() => ({ error: { status: 401, message: 'bad key' } }), {
+      retry: { maxRetries: 3, initialDelayMs: 50, maxDelayMs: 100 },
+    });
+    const events = await collect(spec, [input('hello')]);
+    expect(events.at(-1)).toMatchObject({
+      type: 'agent.error',
+      error: { code: 'authentication', status: 401, transient: false },
+    });
+    expect(events.some((event) => event.type === 'agent.retry')).toBe(false);
+    // codex alone would have asked 1 + 3 times (its retries are agentd's count).
+    expect(model!.conversationRequests().length).toBeLessThanOrEqual(2);
+  });
+
+  it('a 500 is retried and the turn recovers', async () => {
+    const spec = await setup([{ error: { status: 500 } }, { text: 'recovered' }]);
+    const events = await collect(spec, [input('hello')]);
+    expect(model!.conversationRequests()).toHaveLength(2);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'agent.message', text: 'recovered' }));
+    expect(types(events).at(-1)).toBe('agent.turn.completed');
+  });
+});
