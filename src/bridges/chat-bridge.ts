@@ -10,7 +10,7 @@ import {
   renderError,
   renderInteraction,
 } from './chat-render.js';
-import { type Card, streamReply } from './reply-stream.js';
+import { type Card, saveCard, streamReply } from './reply-stream.js';
 import { inFlightInputs } from './resume.js';
 
 export interface ChatBridgeOptions {
@@ -197,6 +197,7 @@ export class ChatBridge {
       runtime: this.runtime,
       adapter: this.adapter,
       chatId,
+      channelKey: this.channelKey(chatId),
       sessionId,
       inputId,
       ...(replyTo ? { replyTo } : {}),
@@ -252,6 +253,7 @@ export class ChatBridge {
         press.messageId,
         renderInteraction(answered, answered.answer, actor),
       );
+      if (card.messageId === press.messageId) await saveCard(this.runtime, this.channelKey(press.chatId), card);
     } catch (error) {
       await this.adapter.acknowledge(press, renderError(error).text);
       if (error instanceof ConflictError) {
@@ -267,9 +269,14 @@ export class ChatBridge {
     }
   }
 
-  /** After a restart: the replies of turns still running in this platform's channels stream again. */
+  /**
+   * After a restart: the replies not finished in this platform's channels are edited to their end
+   * (their messages are in the store), and turns still running that never got a reply get one.
+   */
   private async resume(): Promise<void> {
     const prefix = `${this.adapter.platform}:`;
+    for (const open of await this.runtime.store.listOpenChatMessages({ channelPrefix: prefix }))
+      if (open.kind === 'reply') this.follow(open.channelKey.slice(prefix.length), open.sessionId, open.ref);
     for (const channel of await this.runtime.channels.list()) {
       if (!channel.key.startsWith(prefix)) continue;
       const session = (await this.runtime.channels.get(channel.key)).session;

@@ -1,3 +1,4 @@
+import { describeChatMessageContract } from './contract/chat-message-contract.js';
 import { describe } from 'vitest';
 import { describeBudgetContract } from './contract/budget-contract.js';
 import { describeChannelContract } from './contract/channel-contract.js';
@@ -45,5 +46,6 @@ export function runStoreContract(options: StoreContractOptions): void {
     describeChannelContract(context);
     describeGrantContract(context);
     describeBudgetContract(context);
+    describeChatMessageContract(context);
   });
 }

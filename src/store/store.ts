@@ -7,6 +7,7 @@
  * session's current lease epoch, the write is refused with `LeaseLostError` and changes nothing.
  */
 
+import type { ChatMessageStorage } from './chat-message-storage.js';
 import type { ChangeFeed } from './change-feed.js';
 import type {
   BudgetStorage,
@@ -320,6 +321,7 @@ export interface Leadership {
 
 export interface Store
   extends SessionStorage,
+    ChatMessageStorage,
     ProviderStorage,
     OrganizationStorage,
     RoleStorage,

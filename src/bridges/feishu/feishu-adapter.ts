@@ -100,6 +100,7 @@ export class FeishuAdapter implements ChatAdapter {
   readonly webhook?: { path: string; handle: (request: Request) => Promise<Response> };
   private readonly client: lark.Client;
   private readonly domain: lark.Domain | string;
+  private readonly cipher: lark.AESCipher | undefined;
   private readonly dispatcher: lark.EventDispatcher;
   private readonly options: FeishuAdapterOptions;
   private readonly log: (line: string) => void;
@@ -140,6 +141,7 @@ export class FeishuAdapter implements ChatAdapter {
     if ((options.mode ?? 'webhook') === 'webhook')
       this.webhook = { path: feishuWebhookPath, handle: (request) => this.onWebhook(request) };
     this.domain = domain;
+    this.cipher = options.encryptKey ? new lark.AESCipher(options.encryptKey) : undefined;
   }
 
   async start(handlers: ChatHandlers): Promise<void> {
@@ -277,10 +279,21 @@ export class FeishuAdapter implements ChatAdapter {
     if (!handle) return webhookError(500, 'internal_error', 'no request handle');
     if (this.options.encryptKey && !handle.checkIsEventValidated(data))
       return webhookError(401, 'invalid_signature', 'the X-Lark-Signature does not match');
-    if ('encrypt' in data && !this.options.encryptKey)
-      return webhookError(400, 'invalid_input', 'an encrypted event, but no encrypt key is configured');
-    const plain = handle.parse(data) as { token?: unknown; type?: unknown; challenge?: unknown };
-    if (plain.token !== this.options.verificationToken)
+    if ('encrypt' in data !== (this.cipher !== undefined))
+      return webhookError(
+        400,
+        'invalid_input',
+        this.cipher ? 'the event is not encrypted' : 'an encrypted event, but no encrypt key is configured',
+      );
+    let plain: { schema?: unknown; header?: { token?: unknown }; token?: unknown; type?: unknown; challenge?: unknown };
+    try {
+      plain = this.cipher ? JSON.parse(this.cipher.decrypt(String(data.encrypt ?? ''))) : (body as typeof plain);
+    } catch {
+      return webhookError(400, 'invalid_input', 'the body cannot be decrypted with the encrypt key');
+    }
+    // v2 events carry the token in their header, older ones and the URL check at the top.
+    const token = plain.schema ? plain.header?.token : plain.token;
+    if (token !== this.options.verificationToken)
       return webhookError(401, 'invalid_token', 'the verification token does not match');
     if (plain.type === 'url_verification') return webhookJson(200, { challenge: plain.challenge });
     if (!this.handlers) return webhookError(503, 'unavailable', 'the bridge is starting');
