@@ -108,7 +108,9 @@ export class ChatBridge {
             lastError: reason,
             nextAttemptAt: new Date(Date.now() + delay).toISOString(),
           };
-          this.log(`${this.adapter.platform} bridge cannot reach the platform (${reason}); retrying in ${delay} ms`);
+          this.log(
+            `${this.adapter.platform} bridge cannot reach the platform (${reason}); retrying in ${delay} ms`,
+          );
           await sleep(delay, undefined, { signal: this.closing.signal }).catch(() => {});
           delay = Math.min(delay * 2, max);
         }
@@ -253,7 +255,8 @@ export class ChatBridge {
         press.messageId,
         renderInteraction(answered, answered.answer, actor),
       );
-      if (card.messageId === press.messageId) await saveCard(this.runtime, this.channelKey(press.chatId), card);
+      if (card.messageId === press.messageId)
+        await saveCard(this.runtime, this.channelKey(press.chatId), card);
     } catch (error) {
       await this.adapter.acknowledge(press, renderError(error).text);
       if (error instanceof ConflictError) {

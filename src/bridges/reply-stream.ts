@@ -83,7 +83,10 @@ export async function streamReply(options: ReplyStreamOptions): Promise<void> {
   let replyId: string;
   if (saved) replyId = saved.messageId;
   else {
-    replyId = await adapter.send(chatId, { text: shown, ...(options.replyTo ? { replyTo: options.replyTo } : {}) });
+    replyId = await adapter.send(chatId, {
+      text: shown,
+      ...(options.replyTo ? { replyTo: options.replyTo } : {}),
+    });
     await saveReply(replyId, false);
   }
 
@@ -111,7 +114,12 @@ export async function streamReply(options: ReplyStreamOptions): Promise<void> {
     const known = await runtime.store.getChatMessage({ sessionId, kind: 'card', ref: interaction.id });
     if (known) {
       // Shown before a restart: it is that card that changes when the interaction is answered.
-      cards.set(interaction.id, { chatId, messageId: known.messageId, interaction: current, answered: known.done });
+      cards.set(interaction.id, {
+        chatId,
+        messageId: known.messageId,
+        interaction: current,
+        answered: known.done,
+      });
       return;
     }
     const messageId = await adapter.send(chatId, renderInteraction(current, current.answer));

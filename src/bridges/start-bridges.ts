@@ -40,7 +40,11 @@ interface Planned {
 }
 
 /** The adapters the config names, every secret read first: a missing one is `invalid_config`. */
-function plan(config: BridgesConfig | undefined, env: StartBridgesOptions['env'], log: (line: string) => void) {
+function plan(
+  config: BridgesConfig | undefined,
+  env: StartBridgesOptions['env'],
+  log: (line: string) => void,
+) {
   const planned: Planned[] = [];
   const telegram = config?.telegram;
   if (telegram) {
@@ -51,7 +55,9 @@ function plan(config: BridgesConfig | undefined, env: StartBridgesOptions['env']
     const adapter = new TelegramAdapter({
       token,
       ...(telegram.apiRoot ? { apiRoot: telegram.apiRoot } : {}),
-      ...(telegram.pollTimeoutSeconds !== undefined ? { pollTimeoutSeconds: telegram.pollTimeoutSeconds } : {}),
+      ...(telegram.pollTimeoutSeconds !== undefined
+        ? { pollTimeoutSeconds: telegram.pollTimeoutSeconds }
+        : {}),
       ...(telegram.webhook && secretToken
         ? { webhook: { publicUrl: telegram.webhook.publicUrl, secretToken } }
         : {}),
@@ -84,7 +90,11 @@ function plan(config: BridgesConfig | undefined, env: StartBridgesOptions['env']
     });
     planned.push({
       adapter,
-      secrets: [appSecret, ...(verificationToken ? [verificationToken] : []), ...(encryptKey ? [encryptKey] : [])],
+      secrets: [
+        appSecret,
+        ...(verificationToken ? [verificationToken] : []),
+        ...(encryptKey ? [encryptKey] : []),
+      ],
       editIntervalMs: feishu.editIntervalMs,
       retry: feishu.retry,
     });

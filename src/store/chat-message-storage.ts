@@ -27,8 +27,14 @@ export interface ChatMessageRecord {
 
 export interface ChatMessageStorage {
   /** Records where a reply or card is shown, or updates it (same session, kind and ref). */
-  saveChatMessage(message: Omit<ChatMessageRecord, 'updatedAt'> & { now: number }): Promise<ChatMessageRecord>;
-  getChatMessage(key: { sessionId: string; kind: ChatMessageKind; ref: string }): Promise<ChatMessageRecord | null>;
+  saveChatMessage(
+    message: Omit<ChatMessageRecord, 'updatedAt'> & { now: number },
+  ): Promise<ChatMessageRecord>;
+  getChatMessage(key: {
+    sessionId: string;
+    kind: ChatMessageKind;
+    ref: string;
+  }): Promise<ChatMessageRecord | null>;
   /** Messages not done yet in channels whose key starts with `channelPrefix`, oldest first. */
   listOpenChatMessages(options: { channelPrefix: string }): Promise<ChatMessageRecord[]>;
 }

@@ -1,7 +1,7 @@
-import { describeChatMessageContract } from './contract/chat-message-contract.js';
 import { describe } from 'vitest';
 import { describeBudgetContract } from './contract/budget-contract.js';
 import { describeChannelContract } from './contract/channel-contract.js';
+import { describeChatMessageContract } from './contract/chat-message-contract.js';
 import { useFreshStore } from './contract/contract-context.js';
 import { describeEventContract } from './contract/event-contract.js';
 import { describeExecutionContract } from './contract/execution-contract.js';

@@ -7,8 +7,8 @@
  * session's current lease epoch, the write is refused with `LeaseLostError` and changes nothing.
  */
 
-import type { ChatMessageStorage } from './chat-message-storage.js';
 import type { ChangeFeed } from './change-feed.js';
+import type { ChatMessageStorage } from './chat-message-storage.js';
 import type {
   BudgetStorage,
   ChannelStorage,

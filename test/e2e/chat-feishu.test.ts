@@ -11,7 +11,11 @@ import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatBridge } from '../../src/bridges/chat-bridge.js';
 import { FeishuAdapter } from '../../src/bridges/feishu/feishu-adapter.js';
-import { type FakeFeishu, type FakeFeishuMessage, startFakeFeishu } from '../../src/bridges/testing/fake-feishu.js';
+import {
+  type FakeFeishu,
+  type FakeFeishuMessage,
+  startFakeFeishu,
+} from '../../src/bridges/testing/fake-feishu.js';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import { toolResults } from '../../src/testing/index.js';
 import { createHarness, type Harness, lastUserText, waitFor } from './helpers.js';
@@ -50,8 +54,16 @@ beforeAll(async () => {
   });
   runtime = await createRuntime({ dataDir: h.dataDir, env: { ...h.env, CLAUDE_CWD: h.cwd } });
   for (const user of [alice, bob])
-    await runtime.grants.add({ principal: `feishu:${user}`, action: 'agent.trigger', resource: 'project:default/*' });
-  await runtime.grants.add({ principal: `feishu:${alice}`, action: 'role.trigger', resource: 'role:default/*' });
+    await runtime.grants.add({
+      principal: `feishu:${user}`,
+      action: 'agent.trigger',
+      resource: 'project:default/*',
+    });
+  await runtime.grants.add({
+    principal: `feishu:${alice}`,
+    action: 'role.trigger',
+    resource: 'role:default/*',
+  });
   feishu = await startFakeFeishu();
   const adapter = new FeishuAdapter({
     appId: feishu.appId,
@@ -63,8 +75,9 @@ beforeAll(async () => {
   });
   const webhook = adapter.webhook!;
   webhookServer = await new Promise<ServerType>((resolve) => {
-    const server = serve({ fetch: (request) => webhook.handle(request), port: 0, hostname: '127.0.0.1' }, () =>
-      resolve(server),
+    const server = serve(
+      { fetch: (request) => webhook.handle(request), port: 0, hostname: '127.0.0.1' },
+      () => resolve(server),
     );
   });
   feishu.requestUrl = `http://127.0.0.1:${(webhookServer.address() as AddressInfo).port}${webhook.path}`;
@@ -82,10 +95,12 @@ afterAll(async () => {
 });
 
 function botMessage(chat: string, match: (message: FakeFeishuMessage) => boolean, what: string) {
-  return waitFor(() => feishu.messages(chat).find(match), { what, timeoutMs: 45_000 }).catch((error: unknown) => {
-    const shown = feishu.messages(chat).map((message) => JSON.stringify(message.card.text));
-    throw new Error(`${(error as Error).message}; the chat has ${shown.join(', ') || 'nothing'}`);
-  });
+  return waitFor(() => feishu.messages(chat).find(match), { what, timeoutMs: 45_000 }).catch(
+    (error: unknown) => {
+      const shown = feishu.messages(chat).map((message) => JSON.stringify(message.card.text));
+      throw new Error(`${(error as Error).message}; the chat has ${shown.join(', ') || 'nothing'}`);
+    },
+  );
 }
 
 async function channelSession(chat: string) {
@@ -95,16 +110,26 @@ async function channelSession(chat: string) {
 describe('feishu bridge', () => {
   it('a message in: a card is sent at once and patched in place as the turn streams, to the answer and cost', async () => {
     const chat = 'oc_chat_1';
-    const { messageId, delivery } = await feishu.userMessage({ chatId: chat, openId: alice, text: 'hello there' });
+    const { messageId, delivery } = await feishu.userMessage({
+      chatId: chat,
+      openId: alice,
+      text: 'hello there',
+    });
     expect(delivery.status).toBe(200);
-    const reply = await botMessage(chat, (message) => message.card.text.includes('✓ done'), 'the finished card');
+    const reply = await botMessage(
+      chat,
+      (message) => message.card.text.includes('✓ done'),
+      'the finished card',
+    );
 
     expect(feishu.messages(chat)).toHaveLength(1);
     expect(reply.replyTo).toBe(messageId);
     expect(reply.card.shared).toBe(true);
     expect(reply.patches.length).toBeGreaterThanOrEqual(1);
     expect(reply.card.text).toMatch(/^echo: hello there\n\n✓ done · \$\d+\.\d{4}$/);
-    const firstSend = feishu.calls.find((call) => call.path === `/open-apis/im/v1/messages/${messageId}/reply`);
+    const firstSend = feishu.calls.find(
+      (call) => call.path === `/open-apis/im/v1/messages/${messageId}/reply`,
+    );
     expect(JSON.parse(String(firstSend?.body.content)).elements[0].text.content).toBe('… working');
     const session = await channelSession(chat);
     const input = await runtime.getInput(session.id, `feishu:${chat}:${messageId}`);
@@ -124,9 +149,13 @@ describe('feishu bridge', () => {
     const session = await channelSession(chat);
     const inputs = await runtime.listInputs(session.id);
     expect(inputs.map((input) => input.messageId)).toEqual([`feishu:${chat}:${first.messageId}`]);
-    const asked = h.model.conversationRequests().filter((request) => lastUserText(request).includes('only once please'));
+    const asked = h.model
+      .conversationRequests()
+      .filter((request) => lastUserText(request).includes('only once please'));
     expect(asked).toHaveLength(1);
-    expect(feishu.messages(chat).filter((message) => message.card.text.includes('only once please'))).toHaveLength(1);
+    expect(
+      feishu.messages(chat).filter((message) => message.card.text.includes('only once please')),
+    ).toHaveLength(1);
   });
 
   it('an unknown command gets a clear reply and reaches no agent', async () => {
@@ -157,7 +186,9 @@ describe('feishu bridge', () => {
     expect(refused.body).toEqual({
       toast: {
         type: 'error',
-        content: expect.stringContaining('forbidden: feishu:ou_bob may not role.trigger on role:default/default'),
+        content: expect.stringContaining(
+          'forbidden: feishu:ou_bob may not role.trigger on role:default/default',
+        ),
       },
     });
     expect((await runtime.store.getInteraction(pending!.id))?.state).toBe('pending');
@@ -165,7 +196,11 @@ describe('feishu bridge', () => {
 
     const pressed = await feishu.press({ openId: alice, messageId: card.messageId, value: approve!.value });
     expect(pressed).toEqual({ status: 200, body: {} });
-    const reply = await botMessage(chat, (message) => message.card.text.includes('✓ done'), 'the finished reply');
+    const reply = await botMessage(
+      chat,
+      (message) => message.card.text.includes('✓ done'),
+      'the finished reply',
+    );
     expect(reply.card.text).toContain('the command ran');
     expect(existsSync(join(h.cwd, madeFile))).toBe(true);
     expect(card.card.text).toContain('✓ approved by feishu:ou_alice');
@@ -173,7 +208,11 @@ describe('feishu bridge', () => {
     expect((await runtime.store.getInteraction(pending!.id))?.answer).toEqual({ decision: 'approve' });
     const last = h.model.conversationRequests().at(-1)!;
     expect(toolResults(last)).toEqual([
-      { toolUseId: pending!.toolUseId, content: expect.stringContaining('approved-run-output'), isError: false },
+      {
+        toolUseId: pending!.toolUseId,
+        content: expect.stringContaining('approved-run-output'),
+        isError: false,
+      },
     ]);
 
     const again = await feishu.press({ openId: alice, messageId: card.messageId, value: deny!.value });
@@ -209,7 +248,11 @@ describe('feishu bridge', () => {
     try {
       other.requestUrl = feishu.requestUrl;
       const before = (await runtime.channels.list()).length;
-      const delivery = await other.userMessage({ chatId: 'oc_chat_5', openId: alice, text: 'from elsewhere' });
+      const delivery = await other.userMessage({
+        chatId: 'oc_chat_5',
+        openId: alice,
+        text: 'from elsewhere',
+      });
       expect(delivery.delivery).toEqual({
         status: 401,
         body: { error: { code: 'invalid_token', message: 'the verification token does not match' } },

@@ -170,7 +170,9 @@ describe('bridges in agentd serve: reaching the platform', () => {
       }),
     );
     const { lines } = linesOf(child);
-    await waitFor(() => lines.some((line) => line.includes('chat bridge: telegram')), { what: 'the server to start' });
+    await waitFor(() => lines.some((line) => line.includes('chat bridge: telegram')), {
+      what: 'the server to start',
+    });
     const retrying = await waitFor(
       async () => {
         const body = await health(lines);

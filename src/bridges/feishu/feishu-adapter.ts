@@ -86,7 +86,11 @@ function apiError(operation: string, error: unknown): FeishuApiError {
     return new FeishuApiError(operation, response.data.code, response.data.msg ?? '');
   if (response?.status) return new FeishuApiError(operation, `http ${response.status}`, '');
   const code = (error as { code?: string }).code;
-  return new FeishuApiError(operation, code ?? 'network', error instanceof Error ? error.message : String(error));
+  return new FeishuApiError(
+    operation,
+    code ?? 'network',
+    error instanceof Error ? error.message : String(error),
+  );
 }
 
 /**
@@ -206,7 +210,8 @@ export class FeishuAdapter implements ChatAdapter {
     } catch (error) {
       throw apiError('update', error);
     }
-    if (response.code !== 0) throw new FeishuApiError('update', response.code ?? 'unknown', response.msg ?? '');
+    if (response.code !== 0)
+      throw new FeishuApiError('update', response.code ?? 'unknown', response.msg ?? '');
   }
 
   async acknowledge(press: ActionPress, notice?: string): Promise<void> {
@@ -285,9 +290,17 @@ export class FeishuAdapter implements ChatAdapter {
         'invalid_input',
         this.cipher ? 'the event is not encrypted' : 'an encrypted event, but no encrypt key is configured',
       );
-    let plain: { schema?: unknown; header?: { token?: unknown }; token?: unknown; type?: unknown; challenge?: unknown };
+    let plain: {
+      schema?: unknown;
+      header?: { token?: unknown };
+      token?: unknown;
+      type?: unknown;
+      challenge?: unknown;
+    };
     try {
-      plain = this.cipher ? JSON.parse(this.cipher.decrypt(String(data.encrypt ?? ''))) : (body as typeof plain);
+      plain = this.cipher
+        ? JSON.parse(this.cipher.decrypt(String(data.encrypt ?? '')))
+        : (body as typeof plain);
     } catch {
       return webhookError(400, 'invalid_input', 'the body cannot be decrypted with the encrypt key');
     }

@@ -71,7 +71,10 @@ export class TelegramAdapter implements ChatAdapter {
         path: telegramWebhookPath,
         handle: async (request) => {
           if (!this.handlers)
-            return Response.json({ error: { code: 'unavailable', message: 'the bridge is starting' } }, { status: 503 });
+            return Response.json(
+              { error: { code: 'unavailable', message: 'the bridge is starting' } },
+              { status: 503 },
+            );
           return callback(request);
         },
       };
@@ -115,9 +118,12 @@ export class TelegramAdapter implements ChatAdapter {
   async start(handlers: ChatHandlers): Promise<void> {
     await this.bot.init();
     if (this.options.webhook) {
-      await this.bot.api.setWebhook(`${this.options.webhook.publicUrl.replace(/\/+$/, '')}${telegramWebhookPath}`, {
-        secret_token: this.options.webhook.secretToken,
-      });
+      await this.bot.api.setWebhook(
+        `${this.options.webhook.publicUrl.replace(/\/+$/, '')}${telegramWebhookPath}`,
+        {
+          secret_token: this.options.webhook.secretToken,
+        },
+      );
       this.handlers = handlers;
       return;
     }

@@ -208,7 +208,10 @@ export async function startFakeFeishu(
       const text = await readBody(request);
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
       calls.push({ method: request.method ?? 'GET', path: url.pathname, body });
-      if (!url.pathname.startsWith('/open-apis/auth/') && request.headers.authorization !== `Bearer ${tenantToken}`) {
+      if (
+        !url.pathname.startsWith('/open-apis/auth/') &&
+        request.headers.authorization !== `Bearer ${tenantToken}`
+      ) {
         reply(400, { code: 99991663, msg: 'Invalid access token for authorization' });
         return;
       }

@@ -70,7 +70,9 @@ function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
  * sendMessage, editMessageText (refusing an edit that changes nothing, as Telegram does) and
  * answerCallbackQuery. The real grammY talks to it through `client.apiRoot`.
  */
-export async function startFakeTelegram(options: { token?: string; port?: number } = {}): Promise<FakeTelegram> {
+export async function startFakeTelegram(
+  options: { token?: string; port?: number } = {},
+): Promise<FakeTelegram> {
   const token = options.token ?? '123456:fake-telegram-token';
   const calls: FakeTelegramCall[] = [];
   const updates: Array<{ update_id: number } & Record<string, unknown>> = [];
@@ -87,7 +89,10 @@ export async function startFakeTelegram(options: { token?: string; port?: number
   const deliveries = new Map<number, number>();
 
   /** Telegram posts each update to the webhook, and posts it again while the answer is not 2xx. */
-  const deliver = async (update: Record<string, unknown>, secretToken: string | undefined): Promise<number> => {
+  const deliver = async (
+    update: Record<string, unknown>,
+    secretToken: string | undefined,
+  ): Promise<number> => {
     if (!webhook) return 0;
     for (let attempt = 0; attempt < 20 && !closed; attempt++) {
       const response = await fetch(webhook.url, {
@@ -288,7 +293,10 @@ export async function startFakeTelegram(options: { token?: string; port?: number
     webhook: () => webhook,
     deliveries,
     forgeDelivery: (secretToken) =>
-      deliver({ update_id: nextUpdate++, message: { message_id: 1, date: 0, chat: chatOf(1), text: 'forged' } }, secretToken),
+      deliver(
+        { update_id: nextUpdate++, message: { message_id: 1, date: 0, chat: chatOf(1), text: 'forged' } },
+        secretToken,
+      ),
     async close() {
       closed = true;
       wake();

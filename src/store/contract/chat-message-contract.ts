@@ -45,9 +45,9 @@ export function describeChatMessageContract(context: ContractContext): void {
       ]);
       // `_` and `%` are not wildcards.
       expect(await store.listOpenChatMessages({ channelPrefix: 'feishu_' })).toEqual([]);
-      expect((await store.listOpenChatMessages({ channelPrefix: 'telegram:' })).map((each) => each.ref)).toEqual([
-        'c',
-      ]);
+      expect(
+        (await store.listOpenChatMessages({ channelPrefix: 'telegram:' })).map((each) => each.ref),
+      ).toEqual(['c']);
     });
   });
 }

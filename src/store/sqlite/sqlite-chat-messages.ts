@@ -54,7 +54,9 @@ export function sqliteChatMessages(connection: SqliteConnection): ChatMessageSto
       return connection.read(() =>
         (
           connection
-            .statement(`SELECT * FROM chat_messages WHERE done = 0 AND channel_key LIKE ? ESCAPE '\\' ORDER BY seq`)
+            .statement(
+              `SELECT * FROM chat_messages WHERE done = 0 AND channel_key LIKE ? ESCAPE '\\' ORDER BY seq`,
+            )
             .all(likePrefix(options.channelPrefix)) as Row[]
         ).map(toChatMessageRecord),
       );
