@@ -37,9 +37,9 @@ describe('bridges config', () => {
     expect(
       parseServerConfig({ bridges: { feishu: { ...feishu, verificationTokenEnv: 'FEISHU_TOKEN' } } }).bridges,
     ).toEqual({ feishu: { ...feishu, verificationTokenEnv: 'FEISHU_TOKEN' } });
-    expect(parseServerConfig({ bridges: { feishu: { ...feishu, mode: 'websocket' } } }).bridges?.feishu?.mode).toBe(
-      'websocket',
-    );
+    expect(
+      parseServerConfig({ bridges: { feishu: { ...feishu, mode: 'websocket' } } }).bridges?.feishu?.mode,
+    ).toBe('websocket');
     let noToken: unknown;
     try {
       parseServerConfig({ bridges: { feishu } });
@@ -52,7 +52,9 @@ describe('bridges config', () => {
       parseServerConfig({ bridges: { feishu: { ...feishu, verificationTokenEnv: 'T', appSecret: 'shh' } } }),
     ).toThrow(ConfigError);
     expect(() =>
-      parseServerConfig({ bridges: { feishu: { ...feishu, verificationTokenEnv: 'T', domain: 'not a url' } } }),
+      parseServerConfig({
+        bridges: { feishu: { ...feishu, verificationTokenEnv: 'T', domain: 'not a url' } },
+      }),
     ).toThrow(ConfigError);
   });
 

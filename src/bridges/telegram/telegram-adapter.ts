@@ -116,7 +116,9 @@ export class TelegramAdapter implements ChatAdapter {
   }
 
   async start(handlers: ChatHandlers): Promise<void> {
-    await this.bot.init();
+    // One getMe, not `bot.init()`: that retries a network error for ever, and the bridge has to
+    // know the platform is unreachable to say so and pace its own attempts.
+    if (!this.bot.isInited()) this.bot.botInfo = await this.bot.api.getMe();
     if (this.options.webhook) {
       await this.bot.api.setWebhook(
         `${this.options.webhook.publicUrl.replace(/\/+$/, '')}${telegramWebhookPath}`,
