@@ -55,7 +55,12 @@ export interface ChatHandlers {
 export interface ChatAdapter {
   /** The channel key prefix and message id prefix: `telegram`, `feishu`. */
   readonly platform: string;
-  /** Starts receiving; resolves once the platform connection is up. */
+  /**
+   * The endpoint the platform posts events to, when it pushes them (served by `agentd serve`
+   * under `/bridges/`); none when the adapter pulls them (long polling, a long connection).
+   */
+  readonly webhook?: { path: string; handle: (request: Request) => Promise<Response> };
+  /** Starts receiving; resolves once the platform answers, rejects when it cannot be reached. */
   start(handlers: ChatHandlers): Promise<void>;
   stop(): Promise<void>;
   /** Sends a message and returns its platform id. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import type { Answer } from '../runtime/answers.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -9,7 +10,7 @@ import {
   renderError,
   renderInteraction,
 } from './chat-render.js';
-import { type Card, streamReply } from './reply-stream.js';
+import { type Card, saveCard, streamReply } from './reply-stream.js';
 import { inFlightInputs } from './resume.js';
 
 export interface ChatBridgeOptions {
@@ -17,8 +18,30 @@ export interface ChatBridgeOptions {
   adapter: ChatAdapter;
   /** Least time between two edits of a streaming reply. @default 1000 */
   editIntervalMs?: number;
+  /** Values never to show in a status or a log line (the platform's secrets). @default [] */
+  secrets?: readonly string[];
   /** @default none */
   log?: (line: string) => void;
+}
+
+/** How a bridge is doing, as `/health` reports it. */
+export interface BridgeStatus {
+  platform: string;
+  /** `retrying`: the platform could not be reached; the bridge tries again after a pause. */
+  state: 'starting' | 'connected' | 'retrying' | 'stopped';
+  /** Failed attempts to reach the platform since the bridge started. */
+  failures: number;
+  /** Why the last attempt failed, without secrets. */
+  lastError?: string;
+  /** When the next attempt is made (ISO 8601). */
+  nextAttemptAt?: string;
+}
+
+export interface RetryOptions {
+  /** The pause after the first failure; it doubles after each one. @default 1000 */
+  initialDelayMs?: number;
+  /** The longest pause. @default 60000 */
+  maxDelayMs?: number;
 }
 
 /**
@@ -32,6 +55,9 @@ export class ChatBridge {
   private readonly adapter: ChatAdapter;
   private readonly editIntervalMs: number;
   private readonly log: (line: string) => void;
+  private readonly secrets: readonly string[];
+  private current: BridgeStatus;
+  private running: Promise<void> | undefined;
   private readonly closing = new AbortController();
   private readonly cards = new Map<string, Card>();
   /** Replies streaming now, by input id: a redelivered message does not start a second one. */
@@ -43,21 +69,71 @@ export class ChatBridge {
     this.runtime = options.runtime;
     this.adapter = options.adapter;
     this.editIntervalMs = options.editIntervalMs ?? 1000;
-    this.log = options.log ?? (() => {});
+    this.secrets = (options.secrets ?? []).filter((secret) => secret.length > 0);
+    const log = options.log ?? (() => {});
+    this.log = (line) => log(this.redact(line));
+    this.current = { platform: this.adapter.platform, state: 'starting', failures: 0 };
   }
 
+  /** One attempt: connects to the platform (rejecting if it cannot), then resumes replies. */
   async start(): Promise<void> {
-    await this.resume();
     await this.adapter.start({
       message: (message) => this.inOrder(message.chatId, () => this.onMessage(message)),
       action: (press) => this.onAction(press),
     });
+    this.current = { platform: this.adapter.platform, state: 'connected', failures: this.current.failures };
+    await this.resume().catch((error: unknown) => this.log(`resuming replies failed: ${String(error)}`));
+  }
+
+  /**
+   * Starts in the background and keeps trying, with a pause that doubles up to a limit, while the
+   * platform cannot be reached: a chat platform that is down never stops `agentd serve`.
+   */
+  run(options: RetryOptions = {}): void {
+    const initial = options.initialDelayMs ?? 1000;
+    const max = options.maxDelayMs ?? 60_000;
+    this.running ??= (async () => {
+      let delay = initial;
+      while (!this.closing.signal.aborted) {
+        try {
+          await this.start();
+          return;
+        } catch (error) {
+          if (this.closing.signal.aborted) return;
+          const reason = this.redact(error instanceof Error ? error.message : String(error));
+          this.current = {
+            platform: this.adapter.platform,
+            state: 'retrying',
+            failures: this.current.failures + 1,
+            lastError: reason,
+            nextAttemptAt: new Date(Date.now() + delay).toISOString(),
+          };
+          this.log(
+            `${this.adapter.platform} bridge cannot reach the platform (${reason}); retrying in ${delay} ms`,
+          );
+          await sleep(delay, undefined, { signal: this.closing.signal }).catch(() => {});
+          delay = Math.min(delay * 2, max);
+        }
+      }
+    })();
+  }
+
+  status(): BridgeStatus {
+    return { ...this.current };
   }
 
   async stop(): Promise<void> {
     this.closing.abort();
+    await this.running;
     await this.adapter.stop();
     await Promise.allSettled([...this.streaming.values()]);
+    this.current = { ...this.current, state: 'stopped' };
+  }
+
+  private redact(text: string): string {
+    let shown = text;
+    for (const secret of this.secrets) shown = shown.split(secret).join('***');
+    return shown;
   }
 
   get platform(): string {
@@ -123,6 +199,7 @@ export class ChatBridge {
       runtime: this.runtime,
       adapter: this.adapter,
       chatId,
+      channelKey: this.channelKey(chatId),
       sessionId,
       inputId,
       ...(replyTo ? { replyTo } : {}),
@@ -178,6 +255,8 @@ export class ChatBridge {
         press.messageId,
         renderInteraction(answered, answered.answer, actor),
       );
+      if (card.messageId === press.messageId)
+        await saveCard(this.runtime, this.channelKey(press.chatId), card);
     } catch (error) {
       await this.adapter.acknowledge(press, renderError(error).text);
       if (error instanceof ConflictError) {
@@ -193,9 +272,14 @@ export class ChatBridge {
     }
   }
 
-  /** After a restart: the replies of turns still running in this platform's channels stream again. */
+  /**
+   * After a restart: the replies not finished in this platform's channels are edited to their end
+   * (their messages are in the store), and turns still running that never got a reply get one.
+   */
   private async resume(): Promise<void> {
     const prefix = `${this.adapter.platform}:`;
+    for (const open of await this.runtime.store.listOpenChatMessages({ channelPrefix: prefix }))
+      if (open.kind === 'reply') this.follow(open.channelKey.slice(prefix.length), open.sessionId, open.ref);
     for (const channel of await this.runtime.channels.list()) {
       if (!channel.key.startsWith(prefix)) continue;
       const session = (await this.runtime.channels.get(channel.key)).session;

@@ -13,10 +13,26 @@ export interface Card {
   answered: boolean;
 }
 
+/** Remembers in the store where a card is shown, so that a restarted bridge updates that one. */
+export async function saveCard(runtime: Runtime, channelKey: string, card: Card): Promise<void> {
+  await runtime.store.saveChatMessage({
+    sessionId: card.interaction.sessionId,
+    kind: 'card',
+    ref: card.interaction.id,
+    channelKey,
+    messageId: card.messageId,
+    cursor: 0,
+    done: card.answered,
+    now: Date.now(),
+  });
+}
+
 export interface ReplyStreamOptions {
   runtime: Runtime;
   adapter: ChatAdapter;
   chatId: string;
+  /** The channel of the chat (`<platform>:<chat id>`). */
+  channelKey: string;
   sessionId: string;
   /** The input this reply answers. */
   inputId: string;
@@ -41,19 +57,38 @@ async function acceptedCursor(runtime: Runtime, sessionId: string, inputId: stri
 /**
  * Streams the reply to one input: a message sent at once and edited as the turn goes (text, the
  * tool running, status, cost), with a card for each approval or question it asks. Everything it
- * shows is read from the journal, from the input's own cursor, so a bridge that restarts shows the
- * same reply again.
+ * shows is read from the journal, from the input's own cursor; the store keeps which platform
+ * message shows it (and each card), so a bridge that restarts edits the same message to the end.
  */
 export async function streamReply(options: ReplyStreamOptions): Promise<void> {
-  const { runtime, adapter, chatId, sessionId, inputId, cards } = options;
-  const cursor = await acceptedCursor(runtime, sessionId, inputId);
+  const { runtime, adapter, chatId, channelKey, sessionId, inputId, cards } = options;
+  const saved = await runtime.store.getChatMessage({ sessionId, kind: 'reply', ref: inputId });
+  if (saved?.done) return;
+  const cursor = saved?.cursor ?? (await acceptedCursor(runtime, sessionId, inputId));
   if (cursor === null) return;
   const view: ReplyView = { text: '', tool: null, status: 'working', costUsd: null };
-  let shown = renderReply(view).text;
-  const replyId = await adapter.send(chatId, {
-    text: shown,
-    ...(options.replyTo ? { replyTo: options.replyTo } : {}),
-  });
+  const saveReply = (messageId: string, done: boolean) =>
+    runtime.store.saveChatMessage({
+      sessionId,
+      kind: 'reply',
+      ref: inputId,
+      channelKey,
+      messageId,
+      cursor,
+      done,
+      now: Date.now(),
+    });
+  // A reply shown before a restart is edited from where the journal says, whatever it showed.
+  let shown = saved ? '' : renderReply(view).text;
+  let replyId: string;
+  if (saved) replyId = saved.messageId;
+  else {
+    replyId = await adapter.send(chatId, {
+      text: shown,
+      ...(options.replyTo ? { replyTo: options.replyTo } : {}),
+    });
+    await saveReply(replyId, false);
+  }
 
   let timer: NodeJS.Timeout | undefined;
   let edits = Promise.resolve();
@@ -76,8 +111,21 @@ export async function streamReply(options: ReplyStreamOptions): Promise<void> {
   const onInteraction = async (interaction: InteractionRecord) => {
     if (cards.has(interaction.id)) return;
     const current = (await runtime.store.getInteraction(interaction.id)) ?? interaction;
+    const known = await runtime.store.getChatMessage({ sessionId, kind: 'card', ref: interaction.id });
+    if (known) {
+      // Shown before a restart: it is that card that changes when the interaction is answered.
+      cards.set(interaction.id, {
+        chatId,
+        messageId: known.messageId,
+        interaction: current,
+        answered: known.done,
+      });
+      return;
+    }
     const messageId = await adapter.send(chatId, renderInteraction(current, current.answer));
-    cards.set(interaction.id, { chatId, messageId, interaction: current, answered: current.answer !== null });
+    const card = { chatId, messageId, interaction: current, answered: current.answer !== null };
+    cards.set(interaction.id, card);
+    await saveCard(runtime, channelKey, card);
   };
 
   const onAnswered = async (interactionId: string, answer: Record<string, unknown>) => {
@@ -85,6 +133,7 @@ export async function streamReply(options: ReplyStreamOptions): Promise<void> {
     if (!card || card.answered) return;
     card.answered = true;
     await adapter.update(card.chatId, card.messageId, renderInteraction(card.interaction, answer));
+    await saveCard(runtime, channelKey, card);
   };
 
   /** Applies one event to the view; true when the reply is finished. */
@@ -144,6 +193,9 @@ export async function streamReply(options: ReplyStreamOptions): Promise<void> {
     clearTimeout(timer);
     timer = undefined;
     await edits;
-    if (finished) await flush();
+    if (finished) {
+      await flush();
+      await saveReply(replyId, true);
+    }
   }
 }

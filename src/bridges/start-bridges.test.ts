@@ -31,4 +31,54 @@ describe('bridges config', () => {
     expect(running.platforms).toEqual([]);
     await running.stop();
   });
+
+  it('feishu: secrets by variable name only; webhook mode needs the verification token', () => {
+    const feishu = { appId: 'cli_a1b2c3d4e5f60718', appSecretEnv: 'FEISHU_APP_SECRET' };
+    expect(
+      parseServerConfig({ bridges: { feishu: { ...feishu, verificationTokenEnv: 'FEISHU_TOKEN' } } }).bridges,
+    ).toEqual({ feishu: { ...feishu, verificationTokenEnv: 'FEISHU_TOKEN' } });
+    expect(
+      parseServerConfig({ bridges: { feishu: { ...feishu, mode: 'websocket' } } }).bridges?.feishu?.mode,
+    ).toBe('websocket');
+    let noToken: unknown;
+    try {
+      parseServerConfig({ bridges: { feishu } });
+    } catch (error) {
+      noToken = error;
+    }
+    expect(noToken).toBeInstanceOf(ConfigError);
+    expect((noToken as ConfigError).message).toContain('verificationTokenEnv');
+    expect(() =>
+      parseServerConfig({ bridges: { feishu: { ...feishu, verificationTokenEnv: 'T', appSecret: 'shh' } } }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      parseServerConfig({
+        bridges: { feishu: { ...feishu, verificationTokenEnv: 'T', domain: 'not a url' } },
+      }),
+    ).toThrow(ConfigError);
+  });
+
+  it('feishu: an app secret variable that is not set is invalid_config naming it; webhook mode needs the server', async () => {
+    const config = {
+      feishu: {
+        appId: 'cli_a1b2c3d4e5f60718',
+        appSecretEnv: 'MISSING_FEISHU_SECRET',
+        verificationTokenEnv: 'FEISHU_TOKEN',
+        domain: 'http://127.0.0.1:9',
+      },
+    };
+    const missing = await startBridges({ runtime: {} as Runtime, config, env: { FEISHU_TOKEN: 't' } }).catch(
+      (caught: unknown) => caught,
+    );
+    expect((missing as ConfigError).code).toBe('invalid_config');
+    expect((missing as ConfigError).message).toContain('MISSING_FEISHU_SECRET is not set');
+    const noServer = await startBridges({
+      runtime: {} as Runtime,
+      config,
+      env: { FEISHU_TOKEN: 't', MISSING_FEISHU_SECRET: 'the-secret' },
+    }).catch((caught: unknown) => caught);
+    expect(noServer).toBeInstanceOf(ConfigError);
+    expect((noServer as ConfigError).message).toContain('webhook mode needs');
+    expect((noServer as ConfigError).message).not.toContain('the-secret');
+  });
 });

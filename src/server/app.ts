@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
+import type { BridgeStatus } from '../bridges/chat-bridge.js';
+import { type WebhookRoutes, webhookPrefix } from '../bridges/webhooks.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { bearerAuth } from './http/auth.js';
@@ -57,6 +59,10 @@ export interface AppOptions {
   mountA2a?: (app: Hono) => void;
   /** The built dashboard served at `/`; null serves none. @default the build's `dist/web` */
   dashboardDir?: string | null;
+  /** Chat bridges' webhook endpoints under `/bridges/`: verified by the platform's own signature, not a bearer token. @default none */
+  webhooks?: WebhookRoutes;
+  /** The chat bridges' states, for `/health`. @default none */
+  bridges?: () => BridgeStatus[];
 }
 
 export const defaultMaxLiveWorkers = 16;
@@ -74,6 +80,7 @@ export function createApp(options: AppOptions): Hono {
     heartbeatMs: options.heartbeatMs ?? defaultHeartbeatMs,
     closing: options.closing ?? new AbortController().signal,
     ...(options.log ? { log: options.log } : {}),
+    ...(options.bridges ? { bridges: options.bridges } : {}),
   };
   const limit = options.bodyLimitBytes ?? defaultBodyLimitBytes;
   const app = new Hono();
@@ -97,6 +104,12 @@ export function createApp(options: AppOptions): Hono {
       }),
     );
   }
+  const webhooks = options.webhooks;
+  if (webhooks)
+    app.post(`${webhookPrefix}*`, (c) => {
+      const handle = webhooks.get(c.req.path);
+      return handle ? handle(c.req.raw) : errorJson(c, routeNotFound(c.req.method, c.req.path));
+    });
   // The dashboard's own files are public (the page asks for a token); its API calls are not.
   registerDashboardRoutes(app, options.dashboardDir === undefined ? {} : { dir: options.dashboardDir });
   app.use('*', bearerAuth({ tokens: options.tokens ?? [], principals: options.runtime.grants }));

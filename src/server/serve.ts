@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { type RunningBridges, startBridges } from '../bridges/start-bridges.js';
+import { WebhookRoutes } from '../bridges/webhooks.js';
 import { ConfigError } from '../errors/index.js';
 import { openA2aStore } from '../journal/open-store.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
@@ -122,7 +123,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   let a2a: A2aMount | undefined;
   // A2A's tasks live in the same data file as the runtime's sessions, behind their own store.
   const a2aStore = options.a2a === false ? undefined : await openA2aStore(runtime.paths, env);
+  // Bridges start once the server listens; their webhooks and states are looked up per request.
+  const webhooks = new WebhookRoutes();
+  let bridges: RunningBridges | undefined;
   const app = createApp({
+    webhooks,
+    bridges: () => bridges?.status() ?? [],
     runtime,
     modelMode,
     tokens,
@@ -176,12 +182,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
   // Noticing dead workers across the cluster is one node's duty at a time (on a shared store).
   const reconcileDuty = duties.reconcile;
-  let bridges: RunningBridges | undefined;
   try {
     bridges = await startBridges({
       runtime,
       config: config.bridges,
       env,
+      webhooks,
       ...(options.log ? { log: options.log } : {}),
     });
   } catch (error) {

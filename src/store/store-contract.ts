@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { describeBudgetContract } from './contract/budget-contract.js';
 import { describeChannelContract } from './contract/channel-contract.js';
+import { describeChatMessageContract } from './contract/chat-message-contract.js';
 import { useFreshStore } from './contract/contract-context.js';
 import { describeEventContract } from './contract/event-contract.js';
 import { describeExecutionContract } from './contract/execution-contract.js';
@@ -45,5 +46,6 @@ export function runStoreContract(options: StoreContractOptions): void {
     describeChannelContract(context);
     describeGrantContract(context);
     describeBudgetContract(context);
+    describeChatMessageContract(context);
   });
 }

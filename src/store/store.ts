@@ -8,6 +8,7 @@
  */
 
 import type { ChangeFeed } from './change-feed.js';
+import type { ChatMessageStorage } from './chat-message-storage.js';
 import type {
   BudgetStorage,
   ChannelStorage,
@@ -345,6 +346,7 @@ export interface Leadership {
 
 export interface Store
   extends SessionStorage,
+    ChatMessageStorage,
     ProviderStorage,
     OrganizationStorage,
     RoleStorage,

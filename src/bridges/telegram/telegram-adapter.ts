@@ -1,4 +1,4 @@
-import { Bot, type Context, GrammyError } from 'grammy';
+import { Bot, type Context, GrammyError, webhookCallback } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { ActionPress, ChatAdapter, ChatHandlers, ChatUser, OutgoingMessage } from '../chat-adapter.js';
 
@@ -9,6 +9,12 @@ export interface TelegramAdapterOptions {
   apiRoot?: string;
   /** Seconds a long poll waits for updates. @default 30 */
   pollTimeoutSeconds?: number;
+  /**
+   * Receive updates by webhook instead of long polling: `setWebhook` points Telegram at
+   * `<publicUrl>/bridges/telegram/webhook`, and only requests with the secret token are taken.
+   * @default long polling
+   */
+  webhook?: { publicUrl: string; secretToken: string };
   /** @default none */
   log?: (line: string) => void;
 }
@@ -37,24 +43,50 @@ function userOf(from: { id: number; first_name?: string; username?: string }): C
   return { id: String(from.id), ...(name ? { name } : {}) };
 }
 
-/** Telegram on grammY, by long polling. Streaming is editing the reply; approvals are inline keyboards. */
+export const telegramWebhookPath = '/bridges/telegram/webhook';
+
+/**
+ * Telegram on grammY, by long polling or by webhook (grammY's `webhookCallback`). Streaming is
+ * editing the reply; approvals are inline keyboards.
+ */
 export class TelegramAdapter implements ChatAdapter {
   readonly platform = 'telegram';
+  readonly webhook?: { path: string; handle: (request: Request) => Promise<Response> };
   private readonly bot: Bot;
+  private readonly options: TelegramAdapterOptions;
   private readonly pollTimeoutSeconds: number;
   private readonly log: (line: string) => void;
+  private handlers: ChatHandlers | undefined;
   private polling: Promise<void> | undefined;
 
   constructor(options: TelegramAdapterOptions) {
+    this.options = options;
     this.bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
     this.pollTimeoutSeconds = options.pollTimeoutSeconds ?? 30;
     this.log = options.log ?? (() => {});
+    this.listen();
+    if (options.webhook) {
+      const callback = webhookCallback(this.bot, 'std/http', { secretToken: options.webhook.secretToken });
+      this.webhook = {
+        path: telegramWebhookPath,
+        handle: async (request) => {
+          if (!this.handlers)
+            return Response.json(
+              { error: { code: 'unavailable', message: 'the bridge is starting' } },
+              { status: 503 },
+            );
+          return callback(request);
+        },
+      };
+    }
   }
 
-  async start(handlers: ChatHandlers): Promise<void> {
+  /** Handlers are registered once; a start that failed and is tried again adds none. */
+  private listen(): void {
     this.bot.on('message:text', (context: Context) => {
       const message = context.message;
-      if (!message?.text || !message.from) return;
+      const handlers = this.handlers;
+      if (!message?.text || !message.from || !handlers) return;
       // Not awaited: grammY handles updates one at a time, and a reply streams for minutes.
       void handlers
         .message({
@@ -68,7 +100,8 @@ export class TelegramAdapter implements ChatAdapter {
     this.bot.on('callback_query:data', (context: Context) => {
       const query = context.callbackQuery;
       const message = query?.message;
-      if (!query?.data || !message) return;
+      const handlers = this.handlers;
+      if (!query?.data || !message || !handlers) return;
       void handlers
         .action({
           chatId: String(message.chat.id),
@@ -80,7 +113,23 @@ export class TelegramAdapter implements ChatAdapter {
         .catch((error: unknown) => this.log(`telegram action failed: ${String(error)}`));
     });
     this.bot.catch((error) => this.log(`telegram update failed: ${String(error.error)}`));
-    await this.bot.init();
+  }
+
+  async start(handlers: ChatHandlers): Promise<void> {
+    // One getMe, not `bot.init()`: that retries a network error for ever, and the bridge has to
+    // know the platform is unreachable to say so and pace its own attempts.
+    if (!this.bot.isInited()) this.bot.botInfo = await this.bot.api.getMe();
+    if (this.options.webhook) {
+      await this.bot.api.setWebhook(
+        `${this.options.webhook.publicUrl.replace(/\/+$/, '')}${telegramWebhookPath}`,
+        {
+          secret_token: this.options.webhook.secretToken,
+        },
+      );
+      this.handlers = handlers;
+      return;
+    }
+    this.handlers = handlers;
     await new Promise<void>((resolve, reject) => {
       this.polling = this.bot
         .start({ timeout: this.pollTimeoutSeconds, onStart: () => resolve() })
@@ -92,6 +141,7 @@ export class TelegramAdapter implements ChatAdapter {
   }
 
   async stop(): Promise<void> {
+    this.handlers = undefined;
     if (this.bot.isRunning()) await this.bot.stop();
     await this.polling;
   }

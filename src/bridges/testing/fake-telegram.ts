@@ -37,6 +37,12 @@ export interface FakeTelegram {
   messages(chatId: number): FakeTelegramMessage[];
   /** Answers given to button presses, by callback query id. */
   callbackAnswers(): Map<string, { text?: string; showAlert: boolean }>;
+  /** The webhook set by `setWebhook`, if any: updates are then posted to it, not polled. */
+  webhook(): { url: string; secretToken: string | undefined } | null;
+  /** The HTTP status of each webhook delivery, by update id. */
+  readonly deliveries: Map<number, number>;
+  /** Posts an update to the webhook with another secret token (or none), as a forger would; the status. */
+  forgeDelivery(secretToken: string | undefined): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -64,7 +70,9 @@ function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
  * sendMessage, editMessageText (refusing an edit that changes nothing, as Telegram does) and
  * answerCallbackQuery. The real grammY talks to it through `client.apiRoot`.
  */
-export async function startFakeTelegram(options: { token?: string } = {}): Promise<FakeTelegram> {
+export async function startFakeTelegram(
+  options: { token?: string; port?: number } = {},
+): Promise<FakeTelegram> {
   const token = options.token ?? '123456:fake-telegram-token';
   const calls: FakeTelegramCall[] = [];
   const updates: Array<{ update_id: number } & Record<string, unknown>> = [];
@@ -77,6 +85,31 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   let nextMessage = 5000;
   let nextCallback = 1;
   let closed = false;
+  let webhook: { url: string; secretToken: string | undefined } | null = null;
+  const deliveries = new Map<number, number>();
+
+  /** Telegram posts each update to the webhook, and posts it again while the answer is not 2xx. */
+  const deliver = async (
+    update: Record<string, unknown>,
+    secretToken: string | undefined,
+  ): Promise<number> => {
+    if (!webhook) return 0;
+    for (let attempt = 0; attempt < 20 && !closed; attempt++) {
+      const response = await fetch(webhook.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(secretToken !== undefined ? { 'x-telegram-bot-api-secret-token': secretToken } : {}),
+        },
+        body: JSON.stringify(update),
+      }).catch(() => null);
+      await response?.text();
+      const status = response?.status ?? 0;
+      if ((status >= 200 && status < 300) || status === 401 || status === 403) return status;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return 0;
+  };
 
   const wake = () => {
     const woken = waiters;
@@ -85,8 +118,14 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   };
   const push = (update: Record<string, unknown>): number => {
     const updateId = nextUpdate++;
-    updates.push({ ...update, update_id: updateId });
     allUpdates.set(updateId, update);
+    if (webhook) {
+      void deliver({ ...update, update_id: updateId }, webhook.secretToken).then((status) =>
+        deliveries.set(updateId, status),
+      );
+      return updateId;
+    }
+    updates.push({ ...update, update_id: updateId });
     wake();
     return updateId;
   };
@@ -104,8 +143,22 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
 
   const methods: Record<string, (body: Record<string, unknown>) => Promise<unknown> | unknown> = {
     getMe: () => botUser,
-    deleteWebhook: () => true,
+    deleteWebhook: () => {
+      webhook = null;
+      return true;
+    },
+    setWebhook: (body) => {
+      webhook = {
+        url: String(body.url),
+        secretToken: typeof body.secret_token === 'string' ? body.secret_token : undefined,
+      };
+      return true;
+    },
     getUpdates: async (body) => {
+      if (webhook)
+        throw Object.assign(new Error("Conflict: can't use getUpdates method while webhook is active"), {
+          status: 409,
+        });
       const offset = Number(body.offset ?? 0);
       // An offset confirms every update before it, for good.
       while (updates.length > 0 && updates[0]!.update_id < offset) updates.shift();
@@ -191,7 +244,10 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
   const server = createServer((request, response) => {
     void handle(request, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
 
   return {
@@ -234,6 +290,13 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
     },
     messages: (chatId) => sent.get(String(chatId)) ?? [],
     callbackAnswers: () => answers,
+    webhook: () => webhook,
+    deliveries,
+    forgeDelivery: (secretToken) =>
+      deliver(
+        { update_id: nextUpdate++, message: { message_id: 1, date: 0, chat: chatOf(1), text: 'forged' } },
+        secretToken,
+      ),
     async close() {
       closed = true;
       wake();

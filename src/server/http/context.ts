@@ -1,3 +1,4 @@
+import type { BridgeStatus } from '../../bridges/chat-bridge.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { ServerMetrics } from '../server-metrics.js';
 import type { ModelMode } from './schemas.js';
@@ -16,4 +17,6 @@ export interface RouteContext {
   closing: AbortSignal;
   /** Where server faults are written (never into responses). */
   log?: (line: string) => void;
+  /** The chat bridges' states (`agentd serve`). */
+  bridges?: () => BridgeStatus[];
 }

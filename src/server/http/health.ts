@@ -48,8 +48,11 @@ export function registerHealthRoutes(app: Hono, context: RouteContext): void {
       sessions = { total: all.length, active: all.filter((session) => session.state === 'active').length };
       pendingInteractions = (await runtime.interactions({ state: 'pending' })).length;
     }
+    const bridges = context.bridges?.() ?? [];
+    // A chat platform that is down degrades the server, which still serves everything else.
+    const bridgesOk = bridges.every((bridge) => bridge.state === 'connected');
     const body = {
-      status: storeOk ? ('ok' as const) : ('degraded' as const),
+      status: storeOk && bridgesOk ? ('ok' as const) : ('degraded' as const),
       version,
       uptimeSeconds: Math.round((Date.now() - context.startedAt) / 100) / 10,
       model: context.modelMode,
@@ -58,6 +61,7 @@ export function registerHealthRoutes(app: Hono, context: RouteContext): void {
       maxLiveWorkers: context.maxLiveWorkers,
       pendingInteractions,
       store: { kind: runtime.storeKind, status: storeOk ? ('ok' as const) : ('error' as const) },
+      bridges,
     };
     return c.json(body, storeOk ? 200 : 503);
   });

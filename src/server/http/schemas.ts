@@ -292,6 +292,15 @@ export const healthSchema = named(
     maxLiveWorkers: z.number().int(),
     pendingInteractions: z.number().int(),
     store: z.object({ kind: z.string(), status: z.enum(['ok', 'error']) }),
+    bridges: z.array(
+      z.object({
+        platform: z.string(),
+        state: z.enum(['starting', 'connected', 'retrying', 'stopped']),
+        failures: z.number().int(),
+        lastError: z.string().optional(),
+        nextAttemptAt: z.string().optional(),
+      }),
+    ),
   }),
 );
 

@@ -247,4 +247,19 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE role_versions ADD COLUMN backend TEXT NOT NULL DEFAULT 'claude';
   `,
+  `
+  CREATE TABLE chat_messages (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    session_id TEXT COLLATE "C" NOT NULL,
+    kind TEXT COLLATE "C" NOT NULL,
+    ref TEXT COLLATE "C" NOT NULL,
+    channel_key TEXT COLLATE "C" NOT NULL,
+    message_id TEXT COLLATE "C" NOT NULL,
+    cursor BIGINT NOT NULL,
+    done BOOLEAN NOT NULL,
+    updated_at BIGINT NOT NULL,
+    UNIQUE (session_id, kind, ref)
+  );
+  CREATE INDEX chat_messages_open ON chat_messages (done, channel_key);
+  `,
 ];

@@ -2,6 +2,7 @@ import type { Store } from '../store.js';
 import { migrate } from './migrate.js';
 import { postgresBudgets } from './postgres-budgets.js';
 import { postgresChannels } from './postgres-channels.js';
+import { postgresChatMessages } from './postgres-chat-messages.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { postgresEvents } from './postgres-events.js';
 import { postgresExecutions } from './postgres-executions.js';
@@ -84,6 +85,7 @@ export const PostgresStore = {
       ...postgresOrganizations(connection),
       ...postgresRoles(connection),
       ...postgresChannels(connection),
+      ...postgresChatMessages(connection),
       ...postgresGrants(connection),
       ...postgresBudgets(connection),
       ...postgresLeases(connection, options.leaseClock ?? 'database'),

@@ -258,4 +258,19 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE role_versions ADD COLUMN backend TEXT NOT NULL DEFAULT 'claude';
   `,
+  `
+  CREATE TABLE chat_messages (
+    seq INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    channel_key TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    cursor INTEGER NOT NULL,
+    done INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (session_id, kind, ref)
+  ) STRICT;
+  CREATE INDEX chat_messages_open ON chat_messages (done, channel_key);
+  `,
 ];

@@ -3,6 +3,7 @@ import { openDatabase } from './open-database.js';
 import { sqliteBudgets } from './sqlite-budgets.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import { sqliteChannels } from './sqlite-channels.js';
+import { sqliteChatMessages } from './sqlite-chat-messages.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { sqliteEvents } from './sqlite-events.js';
 import { sqliteExecutions } from './sqlite-executions.js';
@@ -73,6 +74,7 @@ export const SqliteStore = {
       ...sqliteOrganizations(connection),
       ...sqliteRoles(connection),
       ...sqliteChannels(connection),
+      ...sqliteChatMessages(connection),
       ...sqliteGrants(connection),
       ...sqliteBudgets(connection),
       ...sqliteLeases(connection),
