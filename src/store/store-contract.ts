@@ -12,8 +12,10 @@ import { describeLeaseContract } from './contract/lease-contract.js';
 import { describeOrganizationContract } from './contract/organization-contract.js';
 import { describeProviderContract } from './contract/provider-contract.js';
 import { describeRoleContract } from './contract/role-contract.js';
+import { describeScheduleContract } from './contract/schedule-contract.js';
 import { describeSessionContract } from './contract/session-contract.js';
 import { describeTranscriptContract } from './contract/transcript-contract.js';
+import { describeWebhookContract } from './contract/webhook-contract.js';
 import type { Store } from './store.js';
 
 export interface StoreContractOptions {
@@ -45,5 +47,7 @@ export function runStoreContract(options: StoreContractOptions): void {
     describeChannelContract(context);
     describeGrantContract(context);
     describeBudgetContract(context);
+    describeScheduleContract(context);
+    describeWebhookContract(context);
   });
 }
