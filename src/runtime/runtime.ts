@@ -44,11 +44,14 @@ import {
   type RuntimeContext,
 } from './runtime-context.js';
 import { RuntimeSkills } from './runtime-skills.js';
+import { Schedules } from './schedules.js';
 import { Seeds } from './seeds.js';
 import { type LaunchAddendum, launchOf } from './session-config.js';
 import { type OverviewOptions, type SessionOverview, sessionOverview } from './session-overview.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
+import { WebhookSender, type WebhookSendOptions } from './webhook-sender.js';
+import { Webhooks } from './webhooks.js';
 
 export interface RuntimeOptions {
   /** @default AGENTD_DATA_DIR, else ~/.local/state/agentd */
@@ -73,6 +76,8 @@ export interface RuntimeOptions {
   offline?: boolean;
   /** Limits on messages between sessions. */
   peers?: PeerLimits;
+  /** What schedules and webhook retries read the time from (tests move it). @default Date.now */
+  clock?: () => number;
 }
 
 export interface CreateSessionOptions extends ActorOptions {
@@ -200,6 +205,11 @@ export class Runtime {
   readonly peers: Peers;
   /** Goals with acceptance criteria, verified by agentd. */
   readonly seeds: Seeds;
+  /** Cron schedules that start sessions or send to channels. */
+  readonly schedules: Schedules;
+  /** Subscriptions to events, delivered signed and retried from the store. */
+  readonly webhooks: Webhooks;
+  private readonly clock: () => number;
   private readonly access: Access;
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
@@ -215,6 +225,7 @@ export class Runtime {
     pollMs: number;
     offline?: boolean;
     peers?: PeerLimits;
+    clock?: () => number;
   }) {
     this.store = options.store;
     this.paths = options.paths;
@@ -241,6 +252,9 @@ export class Runtime {
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
     this.peers = new Peers(this, context, this.access, options.peers);
     this.seeds = new Seeds(this);
+    this.clock = options.clock ?? Date.now;
+    this.schedules = new Schedules(this, context, this.access, this.roles, this.clock);
+    this.webhooks = new Webhooks(context, this.access, this.clock);
   }
 
   /**
@@ -635,6 +649,21 @@ export class Runtime {
     return this.store.leadership?.(duty) ?? soleLeadership;
   }
 
+  /**
+   * Starts sending due webhook deliveries from the store (every node may run one: each delivery is
+   * claimed before it is sent). Close it before the runtime.
+   */
+  startWebhookSender(options: WebhookSendOptions & { log?: (line: string) => void } = {}): WebhookSender {
+    const { log, ...send } = options;
+    return new WebhookSender({
+      store: this.store,
+      env: this.env,
+      clock: this.clock,
+      send,
+      ...(log ? { log } : {}),
+    }).start();
+  }
+
   /** Which store this runtime uses (`sqlite`, `postgres`). */
   get storeKind(): string {
     return this.store.kind;
@@ -760,6 +789,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pollMs: options.pollMs ?? 50,
     ...(options.offline ? { offline: true } : {}),
     ...(options.peers ? { peers: options.peers } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   await runtime.roles.ensureDefaults();
   await runtime.reconcile();
