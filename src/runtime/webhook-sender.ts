@@ -105,7 +105,7 @@ export class WebhookSender {
   /** One attempt, recorded; false when the webhook is now disabled (its other claims lapse). */
   async #attempt(delivery: WebhookDeliveryRecord): Promise<boolean> {
     const webhook = await this.#store.getWebhook(delivery.webhookId);
-    if (!webhook || webhook.state !== 'active') return false;
+    if (webhook?.state !== 'active') return false;
     const startedAt = this.#clock();
     const began = performance.now();
     let status: number | null = null;
