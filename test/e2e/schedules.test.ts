@@ -12,7 +12,18 @@ import { createRuntime, type Runtime } from '../../src/index.js';
 import { startScheduleTicker } from '../../src/runtime/schedules.js';
 import { startScriptedModel } from '../../src/testing/index.js';
 import { testPostgresUrl } from '../postgres/test-database.js';
-import { dataOf, type Env, isEvent, isolatedEnv, killWorkers, readJournal, readUntil, runCli, timesSent, waitFor } from './helpers.js';
+import {
+  dataOf,
+  type Env,
+  isEvent,
+  isolatedEnv,
+  killWorkers,
+  readJournal,
+  readUntil,
+  runCli,
+  timesSent,
+  waitFor,
+} from './helpers.js';
 import { type Cluster, createCluster } from './postgres-nodes.js';
 
 const url = testPostgresUrl('schedules.test.ts');
@@ -25,7 +36,12 @@ afterEach(async () => {
 /** A clock the test moves by hand. */
 function manualClock(start: string) {
   let now = Date.parse(start);
-  return { now: () => now, set: (at: string) => void (now = Date.parse(at)) };
+  return {
+    now: () => now,
+    set: (at: string) => {
+      now = Date.parse(at);
+    },
+  };
 }
 
 describe.skipIf(url === undefined)('schedules on PostgreSQL', () => {
@@ -111,7 +127,10 @@ describe('schedules on SQLite', () => {
   }
 
   it('missed occurrences after downtime: skip fires none, run_once fires the latest once, late; both go on on time', async () => {
-    const h = await harness([{ text: 'caught up' }, { text: 'on time one' }, { text: 'on time two' }], '2026-12-01T10:30:00Z');
+    const h = await harness(
+      [{ text: 'caught up' }, { text: 'on time one' }, { text: 'on time two' }],
+      '2026-12-01T10:30:00Z',
+    );
     const base = { cron: '0 * * * *', prompt: 'Hourly check', cwd: h.cwd, role: 'default' } as const;
     const skip = await h.runtime.schedules.add({ ...base, id: 'hourly-skip' });
     const once = await h.runtime.schedules.add({ ...base, id: 'hourly-once', missed: 'run_once' });
@@ -123,7 +142,12 @@ describe('schedules on SQLite', () => {
     expect(firings.map((firing) => [firing.scheduleId, firing.state])).toEqual([['hourly-once', 'fired']]);
     const skipped = await h.runtime.schedules.get('hourly-skip');
     expect(skipped.firings).toEqual([
-      expect.objectContaining({ occurrence: Date.parse('2026-12-01T13:00:00Z'), state: 'skipped', missed: 2, sessionId: null }),
+      expect.objectContaining({
+        occurrence: Date.parse('2026-12-01T13:00:00Z'),
+        state: 'skipped',
+        missed: 2,
+        sessionId: null,
+      }),
     ]);
     expect(skipped.schedule.nextAt).toBe(Date.parse('2026-12-01T14:00:00Z'));
     const caughtUp = (await h.runtime.schedules.get('hourly-once')).firings;
@@ -132,8 +156,14 @@ describe('schedules on SQLite', () => {
     ]);
     const lateSession = caughtUp[0]!.sessionId!;
     await readUntil(h.runtime, lateSession, isEvent('work.settled'));
-    const lateEvent = (await readJournal(h.runtime, lateSession)).find((event) => event.type === 'schedule.fired')!;
-    expect(dataOf(lateEvent)).toMatchObject({ occurrence: '2026-12-01T13:00:00.000Z', late: true, missed: 2 });
+    const lateEvent = (await readJournal(h.runtime, lateSession)).find(
+      (event) => event.type === 'schedule.fired',
+    )!;
+    expect(dataOf(lateEvent)).toMatchObject({
+      occurrence: '2026-12-01T13:00:00.000Z',
+      late: true,
+      missed: 2,
+    });
     expect(await h.runtime.listSessions()).toHaveLength(1);
 
     // 14:00 is seen on time: both fire, whatever their policy.
@@ -153,11 +183,27 @@ describe('schedules on SQLite', () => {
     const h = await harness([{ text: 'fired after resume' }], '2026-12-01T10:30:00Z');
     const cli = (...args: string[]) => runCli([...args, '--data-dir', h.dataDir], h.env);
     const added = await cli(
-      'schedule', 'add', '--cron', '0 9 * * 1-5', '--tz', 'Europe/Berlin', '--role', 'default',
-      '--cwd', h.cwd, '--id', 'weekday', '--json', 'Weekday prompt',
+      'schedule',
+      'add',
+      '--cron',
+      '0 9 * * 1-5',
+      '--tz',
+      'Europe/Berlin',
+      '--role',
+      'default',
+      '--cwd',
+      h.cwd,
+      '--id',
+      'weekday',
+      '--json',
+      'Weekday prompt',
     );
     expect(added.stderr).toBe('');
-    expect(JSON.parse(added.stdout).schedule).toMatchObject({ id: 'weekday', timezone: 'Europe/Berlin', state: 'active' });
+    expect(JSON.parse(added.stdout).schedule).toMatchObject({
+      id: 'weekday',
+      timezone: 'Europe/Berlin',
+      state: 'active',
+    });
     const listed = JSON.parse((await cli('schedule', 'list', '--json')).stdout);
     expect(listed.schedules.map((schedule: { id: string }) => schedule.id)).toEqual(['weekday']);
 
@@ -165,7 +211,17 @@ describe('schedules on SQLite', () => {
     expect(badCron.code).not.toBe(0);
     expect(badCron.stderr).toContain('five fields');
     expect(badCron.stderr).not.toContain('    at ');
-    const badZone = await cli('schedule', 'add', '--cron', '0 9 * * *', '--tz', 'Mars/Olympus', '--role', 'default', 'x');
+    const badZone = await cli(
+      'schedule',
+      'add',
+      '--cron',
+      '0 9 * * *',
+      '--tz',
+      'Mars/Olympus',
+      '--role',
+      'default',
+      'x',
+    );
     expect(badZone.stderr).toContain('unknown time zone Mars/Olympus');
 
     const paused = JSON.parse((await cli('schedule', 'pause', 'weekday', '--json')).stdout);

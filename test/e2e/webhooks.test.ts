@@ -91,6 +91,7 @@ interface Setup {
   server: RunningServer;
   receiver: Receiver;
   env: Record<string, string | undefined>;
+  // biome-ignore lint/suspicious/noExplicitAny: wire JSON, read field by field in assertions
   api(path: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; json: any }>;
 }
 
@@ -157,7 +158,14 @@ async function startSession(s: Setup, prompt: string): Promise<string> {
 }
 
 type DeliveryDetails = {
-  delivery: { id: string; state: string; attempts: number; lastError: string | null; sessionId: string; type: string };
+  delivery: {
+    id: string;
+    state: string;
+    attempts: number;
+    lastError: string | null;
+    sessionId: string;
+    type: string;
+  };
   attempts: Array<{ attempt: number; ok: boolean; status: number | null; error: string | null }>;
 };
 
@@ -175,7 +183,9 @@ describe('webhooks', () => {
     const failing = await waitFor(
       async () => {
         const deliveries = await deliveriesOf(s, webhookId);
-        return deliveries.length === 2 && deliveries.every((d) => d.attempts.length >= 2) && deliveries;
+        return deliveries.length === 2 && deliveries.every((d) => d.attempts.length >= 2)
+          ? deliveries
+          : undefined;
       },
       { what: 'two deliveries retried at least twice', timeoutMs: 60_000 },
     );
@@ -190,7 +200,7 @@ describe('webhooks', () => {
     const delivered = await waitFor(
       async () => {
         const deliveries = await deliveriesOf(s, webhookId);
-        return deliveries.every((d) => d.delivery.state === 'delivered') && deliveries;
+        return deliveries.every((d) => d.delivery.state === 'delivered') ? deliveries : undefined;
       },
       { what: 'both delivered', timeoutMs: 30_000 },
     );
@@ -212,8 +222,15 @@ describe('webhooks', () => {
     }
 
     // The CLI shows the same deliveries and attempts.
-    const listed = await runCli(['webhook', 'deliveries', webhookId, '--json', '--data-dir', s.server.dataDir], s.env);
-    expect(JSON.parse(listed.stdout).deliveries.map((d: DeliveryDetails) => d.delivery.id).sort()).toEqual(ids);
+    const listed = await runCli(
+      ['webhook', 'deliveries', webhookId, '--json', '--data-dir', s.server.dataDir],
+      s.env,
+    );
+    expect(
+      JSON.parse(listed.stdout)
+        .deliveries.map((d: DeliveryDetails) => d.delivery.id)
+        .sort(),
+    ).toEqual(ids);
     // The secret is in no row of the store.
     const path = (s.server.runtime.store as SqliteStore).path;
     for (const file of [path, `${path}-wal`].filter(existsSync))
