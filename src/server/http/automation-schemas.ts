@@ -136,4 +136,7 @@ export const webhookDeliveryListSchema = named(
   }),
 );
 
-export const disableWebhookBodySchema = z.strictObject({ reason: z.string().min(1).max(500).optional() });
+export const disableWebhookBodySchema = named(
+  'DisableWebhook',
+  z.strictObject({ reason: z.string().min(1).max(500).optional() }),
+);
