@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import { startScheduleTicker } from '../../src/runtime/schedules.js';
+import { startServer } from '../../src/server/index.js';
 import { startScriptedModel } from '../../src/testing/index.js';
 import { testPostgresUrl } from '../postgres/test-database.js';
 import {
@@ -249,5 +250,84 @@ describe('schedules on SQLite', () => {
     expect(gone.code).not.toBe(0);
     expect(gone.stderr).toContain('schedule weekday not found');
     expect(await h.runtime.listSessions()).toHaveLength(1);
+  });
+});
+
+describe('schedules over HTTP', () => {
+  it('POST/GET/pause/resume/DELETE /v1/schedules, documented in /openapi.json; bad input is 400 invalid_input and changes nothing', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agentd-schedules-http-'));
+    const clock = manualClock('2026-12-01T10:30:00Z');
+    const server = await startServer({
+      port: 0,
+      dataDir: join(root, 'data'),
+      env: isolatedEnv(root, {}),
+      a2a: false,
+      clock: clock.now,
+    });
+    cleanups.push(async () => {
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    });
+    const call = async (path: string, method = 'GET', body?: unknown) => {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        ...(body === undefined
+          ? {}
+          : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    };
+    for (const bad of [
+      { cron: '61 * * * *', role: 'default', prompt: 'x' },
+      { cron: '0 9 * * *', role: 'default', channel: 'c', prompt: 'x' },
+      { cron: '0 9 * * *', role: 'default', prompt: 'x', missed: 'always' },
+      { cron: '0 9 * * *', role: 'default', prompt: 'x', timezone: 'Nowhere/Land' },
+    ]) {
+      const refused = await call('/v1/schedules', 'POST', bad);
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({ error: { code: 'invalid_input' } });
+    }
+    expect((await call('/v1/schedules')).json).toEqual({ schedules: [] });
+    const missingRole = await call('/v1/schedules', 'POST', {
+      cron: '0 9 * * *',
+      role: 'nobody',
+      prompt: 'x',
+    });
+    expect(missingRole.status).toBe(404);
+
+    const created = await call('/v1/schedules', 'POST', {
+      id: 'standup',
+      cron: '0 9 * * 1-5',
+      timezone: 'Europe/Berlin',
+      role: 'default',
+      prompt: 'Standup notes',
+      missed: 'run_once',
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.schedule).toMatchObject({
+      id: 'standup',
+      missed: 'run_once',
+      state: 'active',
+      nextAt: Date.parse('2026-12-02T08:00:00Z'),
+    });
+    expect((await call('/v1/schedules/standup')).json).toMatchObject({
+      schedule: { id: 'standup' },
+      firings: [],
+    });
+    expect((await call('/v1/schedules/standup/pause', 'POST')).json).toMatchObject({
+      schedule: { state: 'paused' },
+    });
+    clock.set('2026-12-03T12:00:00Z');
+    expect((await call('/v1/schedules/standup/resume', 'POST')).json).toMatchObject({
+      schedule: { state: 'active', nextAt: Date.parse('2026-12-04T08:00:00Z') },
+    });
+    expect((await call('/v1/schedules/standup', 'DELETE')).status).toBe(204);
+    expect((await call('/v1/schedules/standup')).json).toMatchObject({ error: { code: 'not_found' } });
+
+    const paths = Object.keys((await call('/openapi.json')).json.paths as Record<string, unknown>);
+    expect(paths).toEqual(
+      expect.arrayContaining(['/v1/schedules', '/v1/schedules/{id}/pause', '/v1/webhooks/{id}/deliveries']),
+    );
   });
 });
