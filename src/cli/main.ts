@@ -11,10 +11,12 @@ import { registerPrincipalCommands } from './commands/principals.js';
 import { registerProviderCommands } from './commands/providers.js';
 import { registerRoleCommands } from './commands/roles.js';
 import { registerRun } from './commands/run.js';
+import { registerScheduleCommands } from './commands/schedules.js';
 import { registerSeedCommands } from './commands/seeds.js';
 import { registerServe } from './commands/serve.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import { registerSkillCommands } from './commands/skills.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
 import type { CliContext } from './context.js';
 import { exitCodeOf, exitCodes, exitCodesHelp } from './exit-codes.js';
 import type { Output } from './render.js';
@@ -45,6 +47,8 @@ export function buildProgram(context: CliContext): Command {
   registerBudgetCommands(program, context);
   registerPeerCommands(program, context);
   registerSeedCommands(program, context);
+  registerScheduleCommands(program, context);
+  registerWebhookCommands(program, context);
   overrideExits(program);
   return program;
 }

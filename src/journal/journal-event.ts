@@ -64,6 +64,19 @@ export type RuntimeEvent =
       limitUsd: number;
       spentUsd: number;
     }
+  /**
+   * A schedule fired on this session: the input that follows is its prompt. `occurrence` is the
+   * time the cron expression gave (ISO 8601), `late` says it was fired after downtime (`run_once`),
+   * `missed` how many earlier occurrences were not fired.
+   */
+  | {
+      type: 'schedule.fired';
+      scheduleId: string;
+      occurrence: string;
+      late: boolean;
+      missed: number;
+      messageId: string;
+    }
   | SeedEvent;
 
 /** What the agent says of a criterion through its `report_progress` tool. */

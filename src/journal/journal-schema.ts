@@ -159,6 +159,13 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     limitUsd: z.number(),
     spentUsd: z.number(),
   }),
+  'schedule.fired': z.looseObject({
+    scheduleId: z.string(),
+    occurrence: z.string(),
+    late: z.boolean(),
+    missed: z.number(),
+    messageId: z.string(),
+  }),
   'seed.started': z.looseObject({ seed: seedSchema, cwd: z.string() }),
   'seed.iteration': z.looseObject({
     iteration: z.number(),

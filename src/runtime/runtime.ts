@@ -46,12 +46,15 @@ import {
   type RuntimeContext,
 } from './runtime-context.js';
 import { RuntimeSkills } from './runtime-skills.js';
+import { Schedules } from './schedules.js';
 import { Seeds } from './seeds.js';
 import { type LaunchAddendum, launchOf } from './session-config.js';
 import { type OverviewOptions, type SessionOverview, sessionOverview } from './session-overview.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
 import { WarmPool, type WarmTarget } from './warm-pool.js';
+import { WebhookSender, type WebhookSendOptions } from './webhook-sender.js';
+import { Webhooks } from './webhooks.js';
 
 export interface RuntimeOptions {
   /** @default AGENTD_DATA_DIR, else ~/.local/state/agentd */
@@ -82,6 +85,8 @@ export interface RuntimeOptions {
    * does not set its own `warmPool`. @default no pool (a CLI runtime keeps none)
    */
   warmPool?: number;
+  /** What schedules and webhook retries read the time from (tests move it). @default Date.now */
+  clock?: () => number;
 }
 
 export interface CreateSessionOptions extends ActorOptions {
@@ -219,6 +224,11 @@ export class Runtime {
   readonly peers: Peers;
   /** Goals with acceptance criteria, verified by agentd. */
   readonly seeds: Seeds;
+  /** Cron schedules that start sessions or send to channels. */
+  readonly schedules: Schedules;
+  /** Subscriptions to events, delivered signed and retried from the store. */
+  readonly webhooks: Webhooks;
+  private readonly clock: () => number;
   private readonly access: Access;
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
@@ -237,6 +247,7 @@ export class Runtime {
     offline?: boolean;
     peers?: PeerLimits;
     warmPool?: number;
+    clock?: () => number;
   }) {
     this.store = options.store;
     this.paths = options.paths;
@@ -263,6 +274,9 @@ export class Runtime {
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
     this.peers = new Peers(this, context, this.access, options.peers);
     this.seeds = new Seeds(this);
+    this.clock = options.clock ?? Date.now;
+    this.schedules = new Schedules(this, context, this.access, this.roles, this.clock);
+    this.webhooks = new Webhooks(context, this.access, this.clock);
     const warmPool = options.warmPool;
     if (warmPool !== undefined) {
       this.pool = new WarmPool({
@@ -734,6 +748,21 @@ export class Runtime {
     return this.store.leadership?.(duty) ?? soleLeadership;
   }
 
+  /**
+   * Starts sending due webhook deliveries from the store (every node may run one: each delivery is
+   * claimed before it is sent). Close it before the runtime.
+   */
+  startWebhookSender(options: WebhookSendOptions & { log?: (line: string) => void } = {}): WebhookSender {
+    const { log, ...send } = options;
+    return new WebhookSender({
+      store: this.store,
+      env: this.env,
+      clock: this.clock,
+      send,
+      ...(log ? { log } : {}),
+    }).start();
+  }
+
   /** Which store this runtime uses (`sqlite`, `postgres`). */
   get storeKind(): string {
     return this.store.kind;
@@ -878,6 +907,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...(options.offline ? { offline: true } : {}),
     ...(options.peers ? { peers: options.peers } : {}),
     ...(options.warmPool !== undefined ? { warmPool: options.warmPool } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   await runtime.roles.ensureDefaults();
   await runtime.reconcile();

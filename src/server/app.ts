@@ -21,10 +21,12 @@ import { registerOpenApiRoute } from './http/openapi.js';
 import { registerPeerRoutes } from './http/peers.js';
 import { registerProviderRoutes } from './http/providers.js';
 import { registerRoleRoutes } from './http/roles.js';
+import { registerScheduleRoutes } from './http/schedules.js';
 import type { ModelMode } from './http/schemas.js';
 import { registerSeedRoutes } from './http/seeds.js';
 import { registerSessionRoutes } from './http/sessions.js';
 import { registerSkillRoutes } from './http/skills.js';
+import { registerWebhookRoutes } from './http/webhooks.js';
 import { ServerMetrics } from './server-metrics.js';
 
 export interface AppOptions {
@@ -142,6 +144,8 @@ export function createApp(options: AppOptions): Hono {
   registerBudgetRoutes(app, context);
   registerPeerRoutes(app, context);
   registerSeedRoutes(app, context);
+  registerScheduleRoutes(app, context);
+  registerWebhookRoutes(app, context);
   options.mountA2a?.(app);
   return app;
 }

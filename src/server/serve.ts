@@ -6,6 +6,8 @@ import { WebhookRoutes } from '../bridges/webhooks.js';
 import { ConfigError } from '../errors/index.js';
 import { openA2aStore } from '../journal/open-store.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import { startScheduleTicker } from '../runtime/schedules.js';
+import type { WebhookSendOptions } from '../runtime/webhook-sender.js';
 import { type A2aMount, mountA2a } from './a2a/mount.js';
 import { createApp } from './app.js';
 import type { ModelMode } from './http/schemas.js';
@@ -52,6 +54,12 @@ export interface StartServerOptions {
   a2a?: boolean;
   /** The public base URL the agent card advertises. @default the origin the card is requested at */
   publicUrl?: string;
+  /** What schedules and webhook retries read the time from (tests move it). @default Date.now */
+  clock?: () => number;
+  /** How often due schedule occurrences are looked for, in ms. @default 1000 */
+  scheduleTickMs?: number;
+  /** How webhook deliveries are polled, retried and given up. */
+  webhooks?: WebhookSendOptions;
 }
 
 export interface RunningServer {
@@ -110,6 +118,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     ...(options.offline ? { offline: true } : {}),
     // A server keeps a warm pool (roles may ask for entries); its own default count is none.
     warmPool: config.warmPool ?? 0,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   // Cluster-wide duties, each held by one node at a time on a shared store (docs/postgres.md).
   const duties = {
@@ -206,12 +215,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     runtime.reconcile().catch((error: unknown) => options.log?.(`reconcile failed: ${String(error)}`));
   }, options.reconcileMs ?? 5000);
   reconciler.unref();
+  // Every node ticks and sends: the store's claims decide which node fires an occurrence or sends
+  // a delivery (docs/decisions/0160-schedule-firing.md, 0161-webhook-deliveries.md).
+  const log = options.log;
+  const ticker = startScheduleTicker({
+    schedules: runtime.schedules,
+    ...(options.scheduleTickMs ? { tickMs: options.scheduleTickMs } : {}),
+    ...(log ? { log } : {}),
+  });
+  const webhookSender = runtime.startWebhookSender({ ...options.webhooks, ...(log ? { log } : {}) });
 
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
       clearInterval(reconciler);
       await reconcileDuty.close();
+      await ticker.close();
+      await webhookSender.close();
       closing.abort();
       await bridges?.stop();
       const http = server as import('node:http').Server;

@@ -13,8 +13,10 @@ import { describeLeaseContract } from './contract/lease-contract.js';
 import { describeOrganizationContract } from './contract/organization-contract.js';
 import { describeProviderContract } from './contract/provider-contract.js';
 import { describeRoleContract } from './contract/role-contract.js';
+import { describeScheduleContract } from './contract/schedule-contract.js';
 import { describeSessionContract } from './contract/session-contract.js';
 import { describeTranscriptContract } from './contract/transcript-contract.js';
+import { describeWebhookContract } from './contract/webhook-contract.js';
 import type { Store } from './store.js';
 
 export interface StoreContractOptions {
@@ -47,5 +49,7 @@ export function runStoreContract(options: StoreContractOptions): void {
     describeGrantContract(context);
     describeBudgetContract(context);
     describeChatMessageContract(context);
+    describeScheduleContract(context);
+    describeWebhookContract(context);
   });
 }

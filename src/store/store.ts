@@ -17,6 +17,8 @@ import type {
   ProviderStorage,
   RoleStorage,
 } from './org-storage.js';
+import type { ScheduleStorage } from './schedule-storage.js';
+import type { WebhookStorage } from './webhook-storage.js';
 
 export const sessionStates = ['active', 'archived'] as const;
 export type SessionState = (typeof sessionStates)[number];
@@ -358,7 +360,9 @@ export interface Store
     InputStorage,
     EventStorage,
     InteractionStorage,
-    TranscriptStorage {
+    TranscriptStorage,
+    ScheduleStorage,
+    WebhookStorage {
   /** A short name of the implementation, such as `sqlite` or `postgres`. */
   readonly kind: string;
   /** Wakes readers when a session changes; without one, readers poll. */

@@ -43,6 +43,11 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: C
     case 'peer.sent':
       context.stdout.write(`[${record.cursor}] ${record.type} (to session ${record.data.to})\n`);
       return;
+    case 'schedule.fired':
+      context.stdout.write(
+        `[${record.cursor}] ${record.type} (schedule ${record.data.scheduleId}, occurrence ${record.data.occurrence}${record.data.late ? ', late' : ''})\n`,
+      );
+      return;
     case 'seed.started':
     case 'seed.iteration':
     case 'seed.criterion':

@@ -77,6 +77,7 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
     case 'session.archived':
     case 'budget.exceeded':
     case 'peer.sent':
+    case 'schedule.fired':
     case 'seed.started':
     case 'seed.iteration':
     case 'seed.criterion':

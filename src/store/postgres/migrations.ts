@@ -262,4 +262,81 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX chat_messages_open ON chat_messages (done, channel_key);
   `,
+  // Schedules and their firings; webhooks, their deliveries and attempts (issue 16).
+  `
+  CREATE TABLE schedules (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT COLLATE "C" NOT NULL UNIQUE,
+    organization TEXT COLLATE "C" NOT NULL,
+    cron TEXT NOT NULL,
+    timezone TEXT NOT NULL,
+    target TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    cwd TEXT,
+    missed TEXT NOT NULL,
+    state TEXT NOT NULL,
+    next_at BIGINT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX schedules_due ON schedules (state, next_at);
+
+  CREATE TABLE schedule_firings (
+    schedule_id TEXT COLLATE "C" NOT NULL,
+    occurrence BIGINT NOT NULL,
+    state TEXT NOT NULL,
+    missed BIGINT NOT NULL,
+    session_id TEXT,
+    error TEXT,
+    claimed_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    PRIMARY KEY (schedule_id, occurrence)
+  );
+
+  CREATE TABLE webhooks (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT COLLATE "C" NOT NULL UNIQUE,
+    organization TEXT COLLATE "C" NOT NULL,
+    session_id TEXT,
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret_env TEXT NOT NULL,
+    state TEXT NOT NULL,
+    disabled_reason TEXT,
+    failures BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+
+  CREATE TABLE webhook_deliveries (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT COLLATE "C" NOT NULL UNIQUE,
+    webhook_id TEXT COLLATE "C" NOT NULL,
+    session_id TEXT NOT NULL,
+    cursor BIGINT NOT NULL,
+    event_type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts BIGINT NOT NULL,
+    next_attempt_at BIGINT NOT NULL,
+    claimed_until BIGINT,
+    last_error TEXT,
+    created_at BIGINT NOT NULL,
+    delivered_at BIGINT,
+    UNIQUE (webhook_id, session_id, cursor)
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, seq);
+
+  CREATE TABLE webhook_attempts (
+    delivery_id TEXT COLLATE "C" NOT NULL,
+    attempt BIGINT NOT NULL,
+    started_at BIGINT NOT NULL,
+    duration_ms BIGINT NOT NULL,
+    status BIGINT,
+    ok BIGINT NOT NULL,
+    error TEXT,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  `,
 ];

@@ -2,8 +2,10 @@ import { NotFoundError } from '../../errors/agentd-error.js';
 import { toEventRecord } from '../sqlite/rows.js';
 import type { EventRecord, EventStorage, NewEvent } from '../store.js';
 import { turnCost } from '../turn-cost.js';
+import { anyWebhookEvent } from '../webhook-storage.js';
 import type { PostgresConnection, PostgresExecutor } from './postgres-connection.js';
 import { assertFence } from './postgres-leases.js';
+import { queuePostgresDeliveries } from './postgres-webhooks.js';
 
 /**
  * The event journal on PostgreSQL. Cursors come from the session's own counter, bumped under the
@@ -118,6 +120,8 @@ export async function appendEventsWith(
       ],
     );
   }
+  // Webhook deliveries are queued in the transaction that journals their events.
+  if (anyWebhookEvent(rows)) await queuePostgresDeliveries(executor, sessionId, rows, options.now);
   // Hand back what a read will return (a JSON round trip), not the caller's own object.
   return rows.map(
     (row): EventRecord => ({

@@ -15,8 +15,10 @@ import { PostgresNotifier } from './postgres-notifier.js';
 import { postgresOrganizations } from './postgres-organizations.js';
 import { postgresProviders } from './postgres-providers.js';
 import { postgresRoles } from './postgres-roles.js';
+import { postgresSchedules } from './postgres-schedules.js';
 import { postgresSessions } from './postgres-sessions.js';
 import { postgresTranscripts } from './postgres-transcripts.js';
+import { postgresWebhooks } from './postgres-webhooks.js';
 
 export interface PostgresStoreOptions {
   /** A libpq-style URL: `postgres://user:password@host:5432/database`. */
@@ -98,6 +100,8 @@ export const PostgresStore = {
       ...postgresEvents(connection, (sessionId) => notifier.notify('events', sessionId)),
       ...postgresInteractions(connection, (sessionId) => notifier.notify('answers', sessionId)),
       ...postgresTranscripts(connection),
+      ...postgresSchedules(connection),
+      ...postgresWebhooks(connection),
       leadership: (duty) => new PostgresLeadership(connection, { duty }),
       ping: async () => {
         await connection.read((executor) => executor.run('SELECT 1'));

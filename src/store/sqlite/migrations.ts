@@ -273,4 +273,81 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX chat_messages_open ON chat_messages (done, channel_key);
   `,
+  // Schedules and their firings; webhooks, their deliveries and attempts (issue 16).
+  `
+  CREATE TABLE schedules (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    organization TEXT NOT NULL,
+    cron TEXT NOT NULL,
+    timezone TEXT NOT NULL,
+    target TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    cwd TEXT,
+    missed TEXT NOT NULL,
+    state TEXT NOT NULL,
+    next_at INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX schedules_due ON schedules (state, next_at);
+
+  CREATE TABLE schedule_firings (
+    schedule_id TEXT NOT NULL,
+    occurrence INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    missed INTEGER NOT NULL,
+    session_id TEXT,
+    error TEXT,
+    claimed_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (schedule_id, occurrence)
+  ) STRICT;
+
+  CREATE TABLE webhooks (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    organization TEXT NOT NULL,
+    session_id TEXT,
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret_env TEXT NOT NULL,
+    state TEXT NOT NULL,
+    disabled_reason TEXT,
+    failures INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE webhook_deliveries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    webhook_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    cursor INTEGER NOT NULL,
+    event_type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_at INTEGER NOT NULL,
+    claimed_until INTEGER,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    delivered_at INTEGER,
+    UNIQUE (webhook_id, session_id, cursor)
+  ) STRICT;
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, seq);
+
+  CREATE TABLE webhook_attempts (
+    delivery_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    status INTEGER,
+    ok INTEGER NOT NULL,
+    error TEXT,
+    PRIMARY KEY (delivery_id, attempt)
+  ) STRICT;
+  `,
 ];

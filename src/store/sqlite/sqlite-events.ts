@@ -1,9 +1,11 @@
 import { NotFoundError } from '../../errors/agentd-error.js';
 import type { EventRecord, EventStorage, NewEvent } from '../store.js';
 import { turnCost } from '../turn-cost.js';
+import { anyWebhookEvent } from '../webhook-storage.js';
 import { toEventRecord } from './rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { assertFence } from './sqlite-leases.js';
+import { queueSqliteDeliveries } from './sqlite-webhooks.js';
 
 /** The event journal on SQLite. */
 export function sqliteEvents(connection: SqliteConnection): EventStorage {
@@ -89,7 +91,7 @@ export function appendEventsIn(
      VALUES (?, ?, ?, ?, ?, ?)`,
   );
   let cursor = bumped.last_cursor - events.length;
-  return events.map((event): EventRecord => {
+  const records = events.map((event): EventRecord => {
     cursor += 1;
     const data = JSON.stringify(event.data) ?? 'null';
     const executionId = event.executionId ?? null;
@@ -104,4 +106,13 @@ export function appendEventsIn(
       createdAt: options.now,
     };
   });
+  // Webhook deliveries are queued in the transaction that journals their events.
+  if (anyWebhookEvent(events))
+    queueSqliteDeliveries(
+      connection,
+      sessionId,
+      records.map((record) => ({ cursor: record.cursor, type: record.type, data: JSON.stringify(record.data) })),
+      options.now,
+    );
+  return records;
 }

@@ -14,8 +14,10 @@ import { sqliteLeases } from './sqlite-leases.js';
 import { sqliteOrganizations } from './sqlite-organizations.js';
 import { sqliteProviders } from './sqlite-providers.js';
 import { sqliteRoles } from './sqlite-roles.js';
+import { sqliteSchedules } from './sqlite-schedules.js';
 import { sqliteSessions } from './sqlite-sessions.js';
 import { sqliteTranscripts } from './sqlite-transcripts.js';
+import { sqliteWebhooks } from './sqlite-webhooks.js';
 
 export interface SqliteStoreOptions {
   /** The data file; created, with its directory, when missing. `:memory:` gives a throwaway store. */
@@ -105,6 +107,8 @@ export const SqliteStore = {
         return answered;
       },
       ...sqliteTranscripts(connection),
+      ...sqliteSchedules(connection),
+      ...sqliteWebhooks(connection),
       pragma: (name) => connection.pragma(name),
       ping: async () => {
         connection.read(() => connection.statement('SELECT 1').get());
