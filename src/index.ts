@@ -35,6 +35,7 @@ export {
   JournalCorruptError,
   LeaseLostError,
   NotFoundError,
+  SessionBusyError,
   StateError,
   StoreError,
 } from './errors/index.js';

@@ -27,6 +27,7 @@ import { Access, resources } from './access.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { archiveSession } from './archive.js';
 import { Budgets } from './budgets.js';
+import { busyError, busyState, type IfBusy, parseIfBusy, sessionIfBusy } from './double-texting.js';
 import { ChangeWaiter } from './change-waiter.js';
 import { Channels } from './channels.js';
 import { claudeExecutablePath } from './claude-executable.js';
@@ -110,6 +111,8 @@ export interface CreateSessionOptions extends ActorOptions {
   title?: string;
   /** W3C trace context of the request; the first turn's span continues that trace. */
   traceparent?: string;
+  /** What a message sent mid-turn does, unless it says otherwise (double texting). @default 'enqueue' */
+  ifBusy?: IfBusy;
 }
 
 export interface SendOptions extends ActorOptions {
@@ -118,6 +121,13 @@ export interface SendOptions extends ActorOptions {
   messageId?: string;
   /** W3C trace context of the request that sent it; the worker's turn span continues that trace. */
   traceparent?: string;
+  /**
+   * What to do if the session is mid-turn: `enqueue` (after the turn), `reject` (`session_busy`,
+   * nothing journaled), `interrupt` (the turn is interrupted, then this input delivered) or
+   * `rollback` (as interrupt, and the interrupted turn is taken back: the agent resumes from before
+   * it). @default the session's `ifBusy`, else 'enqueue'
+   */
+  ifBusy?: IfBusy;
 }
 
 /** An input as the runtime journals it: text for the agent, or the one command the agent gets (`/compact`). */
@@ -273,6 +283,8 @@ export class Runtime {
     // The launch configuration includes the first prompt, so a launch id fixes both.
     if (options.prompt !== undefined) stored.initialPrompt = options.prompt;
     if (options.acceptPeers) stored.acceptPeers = true;
+    const ifBusy = parseIfBusy(options.ifBusy);
+    if (ifBusy && ifBusy !== 'enqueue') stored.ifBusy = ifBusy;
     const { session, created } = await this.store.createSession({
       id: randomUUID(),
       provider,
@@ -343,8 +355,32 @@ export class Runtime {
     // A retry of an input already journaled is answered as before, budget or not.
     if (!existing) await this.budgets.require(session);
     // Refused before it is journaled when no worker could deliver it; a live worker has its own env.
-    if (!(await this.liveExecution(sessionId))) await this.requireProvider(session.provider);
-    const input = await this.journalInput(this.store, sessionId, options);
+    const live = await this.liveExecution(sessionId);
+    if (!live) await this.requireProvider(session.provider);
+    const ifBusy = parseIfBusy(options.ifBusy) ?? sessionIfBusy(session);
+    const busy = existing || ifBusy === 'enqueue' ? null : await busyState(this.store, sessionId, live);
+    if (busy && ifBusy === 'reject') throw busyError(sessionId, busy);
+    const cuts = busy?.turn && (ifBusy === 'interrupt' || ifBusy === 'rollback') ? busy.turn : null;
+    const input = await this.journalInput(this.store, sessionId, {
+      ...options,
+      ...(cuts ? { ifBusy } : { ifBusy: 'enqueue' }),
+    });
+    if (cuts && input.state === 'accepted') {
+      // Only that turn is interrupted: if it ended meanwhile, the worker ignores the request.
+      await this.store.appendEvents(
+        sessionId,
+        [
+          journalEntry({
+            type: 'control.interrupt',
+            reason: `${ifBusy}: a new message arrived mid-turn`,
+            inputId: cuts.id,
+            byInputId: input.id,
+            ...(ifBusy === 'rollback' ? { rollback: true } : {}),
+          }),
+        ],
+        { now: Date.now() },
+      );
+    }
     if (input.state === 'accepted') await this.ensureWorker(sessionId);
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
   }
@@ -711,6 +747,7 @@ export class Runtime {
             ...(options.command ? { command: true } : {}),
             ...(options.traceparent ? { traceparent: options.traceparent } : {}),
             ...(options.source ? { source: options.source } : {}),
+            ...(options.ifBusy === 'interrupt' || options.ifBusy === 'rollback' ? { ifBusy: options.ifBusy } : {}),
           }),
         ],
         { now: Date.now() },

@@ -1,4 +1,9 @@
-import { type AgentBackend, type AgentSession, AgentStartError } from '../backends/agent-backend.js';
+import {
+  type AgentBackend,
+  type AgentSession,
+  AgentStartError,
+  type RewindPoint,
+} from '../backends/agent-backend.js';
 import type { AgentEvent } from '../backends/agent-event.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { AgentdError, LeaseLostError } from '../errors/index.js';
@@ -13,6 +18,7 @@ import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Recovery } from './recovery.js';
+import { unfinishedRollback } from './rollback.js';
 import { launchConfig, type SessionLaunch } from './session-launch.js';
 import { TurnTracing } from './turn-tracing.js';
 import { Waker } from './waker.js';
@@ -66,6 +72,8 @@ export class Worker {
   private tracing: TurnTracing | undefined;
   /** The verification loop, when the session runs a seed. */
   private seed: SeedDriver | null = null;
+  /** The input of the turn that runs now, or ran last, and the cursor its events start after. */
+  private turn: { inputId: string; afterCursor: number } | undefined;
 
   constructor(private readonly options: WorkerOptions) {
     const { store, sessionId, executionId } = options;
@@ -80,6 +88,7 @@ export class Worker {
       pollMs: this.pollMs * 2,
       nap: (ms) => this.waker.nap(ms),
       turnActive: () => this.feed.turnActive,
+      turnInputId: () => this.turn?.inputId,
       log,
     });
     this.journal = new ExecutionJournal({
@@ -115,8 +124,14 @@ export class Worker {
       busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0,
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
-      onTurnStart: async (inputId, turn) => this.tracing?.startTurn(inputId, turn),
-      afterTurn: async () => this.seed?.afterTurn(),
+      onTurnStart: async (inputId, turn) => {
+        this.turn = { inputId, afterCursor: await store.lastCursor(sessionId) };
+        await this.tracing?.startTurn(inputId, turn);
+      },
+      afterTurn: async () => {
+        await this.finishCut();
+        await this.seed?.afterTurn();
+      },
     });
   }
 
@@ -169,6 +184,7 @@ export class Worker {
       });
     }
     const deferred = resume ? await this.recovery.continueInterruptedToolUses(resume) : [];
+    const rewind = await this.unfinishedRollback(resume);
     this.seed = await SeedDriver.open({
       store,
       sessionId,
@@ -186,6 +202,7 @@ export class Worker {
       resumeDeferredTool: (toolUseId, signal) => this.interactions.resumeDeferred(toolUseId, signal),
       sessionStore: toSdkSessionStore(store),
       onStderr: (line) => this.log(`claude: ${line.trimEnd()}`),
+      ...(rewind ? { rewind } : {}),
     });
     this.session = session;
     const control = this.control.run(session);
@@ -241,6 +258,50 @@ export class Worker {
     this.log('lease held by another worker; exiting');
     await this.journal.leaseHeld();
     return workerExitCodes.leaseHeld;
+  }
+
+  /**
+   * After a turn that a message sent mid-turn interrupted: the turn is marked (its events stay),
+   * and for a rollback the agent resumes from before it at the next turn.
+   */
+  private async finishCut(): Promise<void> {
+    const turn = this.turn;
+    const cut = this.control.takeCut(turn?.inputId);
+    if (!turn || !cut) return;
+    const point = cut.rollback ? await this.recovery?.rewindPoint(cut.inputId) : null;
+    if (point) this.session?.rewind(point);
+    const { store, sessionId } = this.options;
+    await this.journal.append([
+      {
+        type: 'turn.interrupted',
+        inputId: cut.inputId,
+        byInputId: cut.byInputId,
+        rolledBack: cut.rollback,
+        fromCursor: turn.afterCursor + 1,
+        toCursor: await store.lastCursor(sessionId),
+      },
+    ]);
+    this.log(`turn of input ${cut.inputId} ${cut.rollback ? 'rolled back' : 'interrupted'}`);
+  }
+
+  /** A rollback the worker before this one was killed in the middle of: finished here, before any turn. */
+  private async unfinishedRollback(resume: string | undefined): Promise<RewindPoint | undefined> {
+    const { store, sessionId } = this.options;
+    const pending = await unfinishedRollback(store, sessionId);
+    if (!pending) return undefined;
+    const point = resume ? await this.recovery?.rewindPoint(pending.inputId) : null;
+    await this.journal.append([
+      {
+        type: 'turn.interrupted',
+        inputId: pending.inputId,
+        byInputId: pending.byInputId,
+        rolledBack: true,
+        fromCursor: pending.fromCursor,
+        toCursor: await store.lastCursor(sessionId),
+      },
+    ]);
+    this.log(`turn of input ${pending.inputId} rolled back after its worker died`);
+    return point ?? undefined;
   }
 
   private async record(event: AgentEvent): Promise<void> {
