@@ -10,6 +10,7 @@ import { describeInputContract } from './contract/input-contract.js';
 import { describeInteractionContract } from './contract/interaction-contract.js';
 import { describeLeaseContract } from './contract/lease-contract.js';
 import { describeOrganizationContract } from './contract/organization-contract.js';
+import { describePermissionRuleContract } from './contract/permission-rule-contract.js';
 import { describeProviderContract } from './contract/provider-contract.js';
 import { describeRoleContract } from './contract/role-contract.js';
 import { describeSessionContract } from './contract/session-contract.js';
@@ -45,5 +46,6 @@ export function runStoreContract(options: StoreContractOptions): void {
     describeChannelContract(context);
     describeGrantContract(context);
     describeBudgetContract(context);
+    describePermissionRuleContract(context);
   });
 }

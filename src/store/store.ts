@@ -16,6 +16,7 @@ import type {
   ProviderStorage,
   RoleStorage,
 } from './org-storage.js';
+import type { PermissionRuleStorage } from './rule-storage.js';
 
 export const sessionStates = ['active', 'archived'] as const;
 export type SessionState = (typeof sessionStates)[number];
@@ -331,6 +332,7 @@ export interface Store
     InputStorage,
     EventStorage,
     InteractionStorage,
+    PermissionRuleStorage,
     TranscriptStorage {
   /** A short name of the implementation, such as `sqlite` or `postgres`. */
   readonly kind: string;

@@ -1,6 +1,7 @@
 import type { Store } from '../store.js';
 import { migrate } from './migrate.js';
 import { postgresBudgets } from './postgres-budgets.js';
+import { postgresPermissionRules } from './postgres-permission-rules.js';
 import { postgresChannels } from './postgres-channels.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { postgresEvents } from './postgres-events.js';
@@ -86,6 +87,7 @@ export const PostgresStore = {
       ...postgresChannels(connection),
       ...postgresGrants(connection),
       ...postgresBudgets(connection),
+      ...postgresPermissionRules(connection),
       ...postgresLeases(connection, options.leaseClock ?? 'database'),
       ...postgresExecutions(connection),
       ...postgresInputs(connection, (sessionId) => notifier.notify('inputs', sessionId)),
