@@ -35,6 +35,7 @@ import { prepareExecutionHere, tapJournal } from './execution-here.js';
 import { Grants } from './grants.js';
 import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
 import { type PeerLimits, Peers } from './peers.js';
+import { PermissionRules } from './permission-rules.js';
 import type { PreparedRun } from './prepared-run.js';
 import { Providers } from './providers.js';
 import { Roles } from './roles.js';
@@ -210,6 +211,8 @@ export class Runtime {
   readonly peers: Peers;
   /** Goals with acceptance criteria, verified by agentd. */
   readonly seeds: Seeds;
+  /** Scoped decisions on tool uses (approval scopes): listed, added, revoked. */
+  readonly rules: PermissionRules;
   private readonly access: Access;
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
@@ -251,6 +254,7 @@ export class Runtime {
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
     this.peers = new Peers(this, context, this.access, options.peers);
     this.seeds = new Seeds(this);
+    this.rules = new PermissionRules(context, this.access);
   }
 
   /**
@@ -528,8 +532,12 @@ export class Runtime {
     const interaction = await this.store.getInteraction(interactionId);
     if (!interaction) throw new NotFoundError(`interaction ${interactionId} not found`);
     await this.requireAnswerer(options.actor ?? ownerPrincipal, interaction);
-    const stored = validateAnswer(interaction, answer);
+    const validated = validateAnswer(interaction, answer);
+    const rule = await this.rules.planFromAnswer(interaction, validated, options.actor ?? ownerPrincipal);
+    const stored = rule ? { ...validated, rule: rule.rule, ruleId: rule.id } : validated;
     const answered = await this.store.answerInteraction(interactionId, stored, Date.now());
+    // After the answer: an answer that conflicts makes no rule.
+    if (rule) await this.rules.add(rule);
     await this.store.appendEvents(
       answered.sessionId,
       [

@@ -19,6 +19,7 @@ import { registerOpenApiRoute } from './http/openapi.js';
 import { registerPeerRoutes } from './http/peers.js';
 import { registerProviderRoutes } from './http/providers.js';
 import { registerRoleRoutes } from './http/roles.js';
+import { registerRuleRoutes } from './http/rules.js';
 import type { ModelMode } from './http/schemas.js';
 import { registerSeedRoutes } from './http/seeds.js';
 import { registerSessionRoutes } from './http/sessions.js';
@@ -129,6 +130,7 @@ export function createApp(options: AppOptions): Hono {
   registerBudgetRoutes(app, context);
   registerPeerRoutes(app, context);
   registerSeedRoutes(app, context);
+  registerRuleRoutes(app, context);
   options.mountA2a?.(app);
   return app;
 }

@@ -18,6 +18,7 @@ import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Recovery } from './recovery.js';
+import { ruleTargetsOf } from '../permissions/deciding-rule.js';
 import { unfinishedRollback } from './rollback.js';
 import { launchConfig, type SessionLaunch } from './session-launch.js';
 import { TurnTracing } from './turn-tracing.js';
@@ -167,6 +168,7 @@ export class Worker {
       return this.launchFailed(error);
     }
     const config = launchConfig(sessionRecord.config as unknown as ClaudeConfig, launch);
+    this.interactions.useRules(ruleTargetsOf(sessionRecord));
     this.recovery = new Recovery({
       store,
       sessionId,

@@ -41,9 +41,13 @@ async function streaming(h: Harness, n: number): Promise<void> {
   });
 }
 
-const settledAfter = (inputId: string, journal: EventRecord[]) =>
-  journal.some((event) => event.type === 'input.delivered' && dataOf(event).inputId === inputId) &&
-  journal.at(-1)?.type === 'work.settled';
+/** The input's turn was delivered and the work settled after it. */
+function settledAfter(inputId: string, journal: EventRecord[]): boolean {
+  const delivered = journal.find(
+    (event) => event.type === 'input.delivered' && dataOf(event).inputId === inputId,
+  );
+  return delivered !== undefined && journal.some((event) => event.type === 'work.settled' && event.cursor > delivered.cursor);
+}
 
 async function settled(h: Harness, sessionId: string, inputId: string): Promise<EventRecord[]> {
   return waitFor(

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { version } from '../../version.js';
 import { errors, type Operation, type Schema } from './openapi-operation.js';
 import { orgOperations } from './openapi-org-operations.js';
+import { ruleOperations } from './openapi-rule-operations.js';
 import { seedOperations } from './openapi-seed-operations.js';
 import { messageResultSchema } from './org-schemas.js';
 import {
@@ -328,7 +329,7 @@ export function openApiDocument(): Record<string, unknown> {
     ]),
   );
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...operations, ...orgOperations, ...seedOperations]) {
+  for (const operation of [...operations, ...orgOperations, ...seedOperations, ...ruleOperations]) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method] = operationObject(operation);
   }
