@@ -389,6 +389,17 @@ export class Runtime {
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
   }
 
+  /**
+   * Refuses (`session_busy`) a message that says `reject` (or whose session does by default) while
+   * the session is mid-turn, for edges that must refuse before they record anything (A2A).
+   */
+  async checkIfBusy(sessionId: string, ifBusy?: IfBusy): Promise<void> {
+    const session = await this.requireSession(sessionId);
+    if ((parseIfBusy(ifBusy) ?? sessionIfBusy(session)) !== 'reject') return;
+    const busy = await busyState(this.store, sessionId, await this.liveExecution(sessionId));
+    if (busy) throw busyError(sessionId, busy);
+  }
+
   /** What `/status` shows: the worker, waiting inputs, pending approvals, spend and any limit reached. */
   async status(sessionId: string): Promise<SessionStatus> {
     const session = await this.requireSession(sessionId);

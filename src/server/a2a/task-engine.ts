@@ -1,3 +1,4 @@
+import type { IfBusy } from '../../runtime/double-texting.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type StreamResponse, type Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
 import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
@@ -112,7 +113,7 @@ export class TaskEngine {
    */
   async submit(
     sessionId: string,
-    options: { text: string; messageId: string; traceparent?: string },
+    options: { text: string; messageId: string; traceparent?: string; ifBusy?: IfBusy },
   ): Promise<{ input: InputRecord; fromCursor: number }> {
     const existing = await this.existingInput(sessionId, options.messageId);
     const before = existing ? undefined : await this.runtime.lastCursor(sessionId);
