@@ -8,7 +8,8 @@ export function ruleTargetsOf(
 ): Array<{ scope: RuleScope; target: string }> {
   const targets: Array<{ scope: RuleScope; target: string }> = [{ scope: 'session', target: session.id }];
   if (session.organization !== null) {
-    if (session.role !== null) targets.push({ scope: 'role', target: `${session.organization}/${session.role}` });
+    if (session.role !== null)
+      targets.push({ scope: 'role', target: `${session.organization}/${session.role}` });
     targets.push({ scope: 'organization', target: session.organization });
   }
   return targets;

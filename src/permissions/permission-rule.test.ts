@@ -26,12 +26,17 @@ describe('permission rules', () => {
     expect(matches('Edit(/work/src/**)', 'Edit', { file_path: '/work/src/a/b.ts' })).toBe(true);
     expect(matches('Edit(/work/src/*.ts)', 'Edit', { file_path: '/work/src/a/b.ts' })).toBe(false);
     expect(matches('Edit(/work/src/*.ts)', 'Edit', { file_path: '/work/src/b.ts' })).toBe(true);
-    expect(matches('WebFetch(domain:example.com)', 'WebFetch', { url: 'https://docs.example.com/x' })).toBe(true);
+    expect(matches('WebFetch(domain:example.com)', 'WebFetch', { url: 'https://docs.example.com/x' })).toBe(
+      true,
+    );
     expect(matches('WebFetch(domain:example.com)', 'WebFetch', { url: 'https://example.org/' })).toBe(false);
   });
 
   it('a use is remembered by its narrowest rule', () => {
-    expect(ruleForUse('Bash', { command: 'touch a.txt' })).toEqual({ tool: 'Bash', specifier: 'touch a.txt' });
+    expect(ruleForUse('Bash', { command: 'touch a.txt' })).toEqual({
+      tool: 'Bash',
+      specifier: 'touch a.txt',
+    });
     expect(ruleForUse('Write', { file_path: '/w/a' })).toEqual({ tool: 'Write', specifier: '/w/a' });
     expect(ruleForUse('Task', { prompt: 'x' })).toEqual({ tool: 'Task', specifier: null });
   });

@@ -20,15 +20,21 @@ const compound = /&&|\|\||[;|`\n]|\$\(|>|</;
 export function parsePermissionRule(text: string): PermissionRule {
   const match = /^([A-Za-z][A-Za-z0-9_-]*)(?:\((.*)\))?$/s.exec(text.trim());
   if (!match)
-    throw new InvalidInputError(`not a permission rule: ${text} (expected Tool or Tool(specifier), like Bash(npm test:*))`, {
-      rule: text,
-    });
+    throw new InvalidInputError(
+      `not a permission rule: ${text} (expected Tool or Tool(specifier), like Bash(npm test:*))`,
+      {
+        rule: text,
+      },
+    );
   const tool = match[1]!;
   const specifier = match[2] === undefined ? null : match[2].trim();
   if (specifier === '')
-    throw new InvalidInputError(`permission rule ${text} has an empty specifier: write ${tool} for every use`, {
-      rule: text,
-    });
+    throw new InvalidInputError(
+      `permission rule ${text} has an empty specifier: write ${tool} for every use`,
+      {
+        rule: text,
+      },
+    );
   if (specifier !== null && tool !== 'Bash' && tool !== 'WebFetch' && !fileTools.has(tool))
     throw new InvalidInputError(
       `permission rule ${text}: a specifier works for Bash, WebFetch and the file tools; write ${tool} for every use`,
@@ -45,7 +51,8 @@ export function formatPermissionRule(rule: PermissionRule): string {
 
 /** Whether the rule covers this use of a tool. */
 export function ruleMatches(rule: PermissionRule, toolName: string, input: Record<string, unknown>): boolean {
-  const sameTool = rule.tool === toolName || (rule.tool.startsWith('mcp__') && toolName.startsWith(`${rule.tool}__`));
+  const sameTool =
+    rule.tool === toolName || (rule.tool.startsWith('mcp__') && toolName.startsWith(`${rule.tool}__`));
   if (!sameTool) return false;
   if (rule.specifier === null) return true;
   if (toolName === 'Bash') {

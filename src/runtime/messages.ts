@@ -1,7 +1,7 @@
 import type { ExecutionRecord, InputRecord, InteractionRecord, SessionRecord } from '../store/store.js';
 import { archiveSession } from './archive.js';
-import type { IfBusy } from './double-texting.js';
 import type { ReachedLimit } from './budgets.js';
+import type { IfBusy } from './double-texting.js';
 import type { Runtime } from './runtime.js';
 import { parseMessage, type SlashCommandName, slashCommands } from './slash-commands.js';
 

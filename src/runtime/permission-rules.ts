@@ -7,7 +7,12 @@ import {
   ruleForUse,
   ruleMatches,
 } from '../permissions/permission-rule.js';
-import { type PermissionRuleRecord, type RuleDecision, type RuleScope, ruleScopes } from '../store/rule-storage.js';
+import {
+  type PermissionRuleRecord,
+  type RuleDecision,
+  type RuleScope,
+  ruleScopes,
+} from '../store/rule-storage.js';
 import type { InteractionRecord, SessionRecord } from '../store/store.js';
 import { type Access, resources } from './access.js';
 import { type ActorOptions, ownerPrincipal, type RuntimeContext } from './runtime-context.js';
@@ -102,16 +107,25 @@ export class PermissionRules {
     }
     const input = (interaction.request.input ?? {}) as Record<string, unknown>;
     const parsed =
-      typeof answer.rule === 'string' ? parsePermissionRule(answer.rule) : ruleForUse(interaction.toolName, input);
+      typeof answer.rule === 'string'
+        ? parsePermissionRule(answer.rule)
+        : ruleForUse(interaction.toolName, input);
     const rule = formatPermissionRule(parsed);
     if (!ruleMatches(parsed, interaction.toolName, input))
-      throw new InvalidInputError(`rule ${rule} does not cover the tool use it answers (${interaction.toolName})`, {
-        rule,
-        toolName: interaction.toolName,
-      });
+      throw new InvalidInputError(
+        `rule ${rule} does not cover the tool use it answers (${interaction.toolName})`,
+        {
+          rule,
+          toolName: interaction.toolName,
+        },
+      );
     const session = await this.context.store.getSession(interaction.sessionId);
     if (!session) throw new NotFoundError(`session ${interaction.sessionId} not found`);
-    const { ruleScope, target } = targetOf(session, scope, answer.ruleFor as 'role' | 'organization' | undefined);
+    const { ruleScope, target } = targetOf(
+      session,
+      scope,
+      answer.ruleFor as 'role' | 'organization' | undefined,
+    );
     await this.requireMaker(actor, ruleScope, target);
     return {
       id: `interaction:${interaction.id}`,

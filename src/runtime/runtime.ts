@@ -27,10 +27,10 @@ import { Access, resources } from './access.js';
 import { type Answer, validateAnswer } from './answers.js';
 import { archiveSession } from './archive.js';
 import { Budgets } from './budgets.js';
-import { busyError, busyState, type IfBusy, parseIfBusy, sessionIfBusy } from './double-texting.js';
 import { ChangeWaiter } from './change-waiter.js';
 import { Channels } from './channels.js';
 import { claudeExecutablePath } from './claude-executable.js';
+import { busyError, busyState, type IfBusy, parseIfBusy, sessionIfBusy } from './double-texting.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
 import { Grants } from './grants.js';
 import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
@@ -766,7 +766,9 @@ export class Runtime {
             ...(options.command ? { command: true } : {}),
             ...(options.traceparent ? { traceparent: options.traceparent } : {}),
             ...(options.source ? { source: options.source } : {}),
-            ...(options.ifBusy === 'interrupt' || options.ifBusy === 'rollback' ? { ifBusy: options.ifBusy } : {}),
+            ...(options.ifBusy === 'interrupt' || options.ifBusy === 'rollback'
+              ? { ifBusy: options.ifBusy }
+              : {}),
           }),
         ],
         { now: Date.now() },

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Store } from '../store/store.js';
 import type { RewindPoint } from '../backends/agent-backend.js';
+import type { Store } from '../store/store.js';
 import { markInterruptedToolUses, projectKeyOf, transcriptHasToolUse } from './deferred-tools.js';
 import { rewindPointOf } from './rollback.js';
 

@@ -31,7 +31,11 @@ const bash = (command: string) => ({
   content: [{ type: 'tool_use' as const, name: 'Bash', input: { command, description: 'run a command' } }],
 });
 
-async function pendingApproval(h: Harness, sessionId: string, seen: string[] = []): Promise<InteractionRecord> {
+async function pendingApproval(
+  h: Harness,
+  sessionId: string,
+  seen: string[] = [],
+): Promise<InteractionRecord> {
   return waitFor(
     async () =>
       (await h.runtime.interactions({ sessionId, state: 'pending' })).find((each) => !seen.includes(each.id)),
@@ -129,7 +133,12 @@ describe('approval scopes across a worker SIGKILL', { timeout: 240_000 }, () => 
 
   it("rule: a deny for the role holds in the role's other sessions, across a worker SIGKILL; agentd rules lists it", async () => {
     harness = await createHarness({
-      script: [bash('curl -s http://example.invalid/a'), { text: 'not fetched' }, bash('curl -s http://example.invalid/b'), { text: 'refused again' }],
+      script: [
+        bash('curl -s http://example.invalid/a'),
+        { text: 'not fetched' },
+        bash('curl -s http://example.invalid/b'),
+        { text: 'refused again' },
+      ],
     });
     const h = harness;
     const { session } = await h.runtime.createSession({ prompt: 'fetch a', cwd: h.cwd });
@@ -167,7 +176,10 @@ describe('approval scopes across a worker SIGKILL', { timeout: 240_000 }, () => 
     });
     expect(await h.runtime.interactions({ sessionId: other.session.id })).toEqual([]);
     expect(toolResults(h.model.conversationRequests().at(-1)!)).toEqual([
-      expect.objectContaining({ content: expect.stringContaining('Denied by the permission rule Bash(curl:*)'), isError: true }),
+      expect.objectContaining({
+        content: expect.stringContaining('Denied by the permission rule Bash(curl:*)'),
+        isError: true,
+      }),
     ]);
     await checkGuarantees(h.runtime, other.session.id, { model: h.model });
   });

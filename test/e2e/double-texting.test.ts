@@ -46,7 +46,10 @@ function settledAfter(inputId: string, journal: EventRecord[]): boolean {
   const delivered = journal.find(
     (event) => event.type === 'input.delivered' && dataOf(event).inputId === inputId,
   );
-  return delivered !== undefined && journal.some((event) => event.type === 'work.settled' && event.cursor > delivered.cursor);
+  return (
+    delivered !== undefined &&
+    journal.some((event) => event.type === 'work.settled' && event.cursor > delivered.cursor)
+  );
 }
 
 async function settled(h: Harness, sessionId: string, inputId: string): Promise<EventRecord[]> {
@@ -101,7 +104,11 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
   it('reject: session_busy, nothing journaled; the session default applies when the message says nothing', async () => {
     harness = await createHarness({ script: [slowReply('first answer'), { text: 'later answer' }] });
     const h = harness;
-    const { session } = await h.runtime.createSession({ prompt: 'question one', cwd: h.cwd, ifBusy: 'reject' });
+    const { session } = await h.runtime.createSession({
+      prompt: 'question one',
+      cwd: h.cwd,
+      ifBusy: 'reject',
+    });
     await streaming(h, 1);
     const before = await readJournal(h.runtime, session.id);
     const refused = h.runtime.send(session.id, { text: 'too soon', messageId: 'm-soon' });
@@ -148,11 +155,12 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
     // The marked range holds the interrupted turn's events, kept.
     const range = journal.filter(
       (event) =>
-        event.cursor >= (dataOf(mark).fromCursor as number) && event.cursor <= (dataOf(mark).toCursor as number),
+        event.cursor >= (dataOf(mark).fromCursor as number) &&
+        event.cursor <= (dataOf(mark).toCursor as number),
     );
-    expect(range.some((event) => event.type === 'input.delivered' && dataOf(event).inputId === first!.id)).toBe(
-      true,
-    );
+    expect(
+      range.some((event) => event.type === 'input.delivered' && dataOf(event).inputId === first!.id),
+    ).toBe(true);
     expect(range.some(isEvent('agent.error'))).toBe(true);
     // The model's stream was cut: the second request came long before the first answer could end,
     // and it carries the first question (the turn stays in the conversation) and the second.
@@ -166,7 +174,12 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
 
   it('rollback: the interrupted turn is taken back; the model never sees it again', async () => {
     harness = await createHarness({
-      script: [{ text: 'zero answer' }, slowReply('first answer'), { text: 'second answer' }, { text: 'third' }],
+      script: [
+        { text: 'zero answer' },
+        slowReply('first answer'),
+        { text: 'second answer' },
+        { text: 'third' },
+      ],
     });
     const h = harness;
     const { session, input: zero } = await h.runtime.createSession({ prompt: 'question zero', cwd: h.cwd });

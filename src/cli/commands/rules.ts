@@ -21,7 +21,9 @@ function describeRule(rule: PermissionRuleRecord): string {
 export function registerRuleCommands(program: Command, context: CliContext): void {
   const rules = program
     .command('rules')
-    .description('permission rules: approvals and denials that hold for a session, a role or an organization');
+    .description(
+      'permission rules: approvals and denials that hold for a session, a role or an organization',
+    );
 
   addRuntimeOptions(rules.command('list', { isDefault: true }).description('the rules in force'))
     .option('--session <id>', 'only the rules that hold in this session')
@@ -47,21 +49,19 @@ export function registerRuleCommands(program: Command, context: CliContext): voi
       .argument('<rule>', 'in Claude Code syntax, like "Bash(npm test:*)"'),
   )
     .option('--deny', 'deny matching tool uses (default: approve them)')
-    .action(
-      async (scope: string, target: string, rule: string, flags: DataDirFlags & { deny?: boolean }) => {
-        await withRuntime(flags, context, async (runtime) => {
-          const added = await runtime.rules.add({
-            scope: scope as RuleScope,
-            target,
-            rule,
-            decision: flags.deny ? 'deny' : 'approve',
-            ...actorOf(flags),
-          });
-          if (flags.json) return printJson(context, added);
-          printLine(context, describeRule(added));
+    .action(async (scope: string, target: string, rule: string, flags: DataDirFlags & { deny?: boolean }) => {
+      await withRuntime(flags, context, async (runtime) => {
+        const added = await runtime.rules.add({
+          scope: scope as RuleScope,
+          target,
+          rule,
+          decision: flags.deny ? 'deny' : 'approve',
+          ...actorOf(flags),
         });
-      },
-    );
+        if (flags.json) return printJson(context, added);
+        printLine(context, describeRule(added));
+      });
+    });
 
   addRuntimeOptions(
     rules

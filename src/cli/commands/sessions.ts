@@ -48,7 +48,10 @@ export function registerSessionCommands(program: Command, context: CliContext): 
     .option('--role <name>', "run under this role (default: the organization's default role)")
     .option('--org <organization>', 'organization of the role (default: default)')
     .option('--accept-peers', 'take messages from other sessions (agentd peer send)')
-    .option('--if-busy <strategy>', `the session's default for messages sent mid-turn (${ifBusyStrategies.join(', ')})`)
+    .option(
+      '--if-busy <strategy>',
+      `the session's default for messages sent mid-turn (${ifBusyStrategies.join(', ')})`,
+    )
     .action(async (prompt: string, flags: StartFlags) => {
       const ifBusy = parseIfBusy(flags.ifBusy, '--if-busy');
       const config = configFromFlags(flags, context.env);

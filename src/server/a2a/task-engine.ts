@@ -1,4 +1,3 @@
-import type { IfBusy } from '../../runtime/double-texting.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type StreamResponse, type Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
 import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
@@ -12,6 +11,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { ClaudeConfig } from '../../config/claude-config.js';
 import { ConflictError, StateError } from '../../errors/index.js';
+import type { IfBusy } from '../../runtime/double-texting.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { InputRecord, SessionRecord } from '../../store/store.js';
 import { askedInteractionIds } from './hitl.js';

@@ -31,13 +31,19 @@ export const ruleOperations: Operation[] = [
     path: '/v1/rules/{id}',
     summary: 'One permission rule',
     tag: 'interactions',
-    responses: { 200: { description: 'the rule', schema: permissionRuleResponseSchema }, ...errors(401, 404) },
+    responses: {
+      200: { description: 'the rule', schema: permissionRuleResponseSchema },
+      ...errors(401, 404),
+    },
   },
   {
     method: 'delete',
     path: '/v1/rules/{id}',
     summary: 'Revoke a permission rule: it decides nothing from now on, in running workers too',
     tag: 'interactions',
-    responses: { 200: { description: 'revoked', schema: permissionRuleResponseSchema }, ...errors(401, 403, 404) },
+    responses: {
+      200: { description: 'revoked', schema: permissionRuleResponseSchema },
+      ...errors(401, 403, 404),
+    },
   },
 ];

@@ -19,7 +19,11 @@ export function registerRuleRoutes(app: Hono, context: RouteContext): void {
 
   app.post('/v1/rules', async (c) => {
     const body = await readJson(c, addPermissionRuleBodySchema);
-    const rule = await runtime.rules.add({ ...body, decision: body.decision ?? 'approve', actor: principalOf(c) });
+    const rule = await runtime.rules.add({
+      ...body,
+      decision: body.decision ?? 'approve',
+      actor: principalOf(c),
+    });
     return c.json({ rule }, 201);
   });
 

@@ -273,7 +273,11 @@ export const answerBodySchema = named(
       updatedInput: z.record(z.string(), z.unknown()).optional(),
       ...answerScopeFields,
     }),
-    z.strictObject({ decision: z.literal('deny'), reason: z.string().max(10_000).optional(), ...answerScopeFields }),
+    z.strictObject({
+      decision: z.literal('deny'),
+      reason: z.string().max(10_000).optional(),
+      ...answerScopeFields,
+    }),
     z.strictObject({ answers: z.record(z.string(), z.string()) }),
   ]),
   'Approve or deny a tool use, or answer the questions of an AskUserQuestion.',

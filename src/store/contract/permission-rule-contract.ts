@@ -31,7 +31,14 @@ export function describePermissionRuleContract(context: ContractContext): void {
       const store = context.store();
       await store.addPermissionRule(rule({ id: 'a' }));
       await store.addPermissionRule(
-        rule({ id: 'b', scope: 'role', target: 'acme/dev', decision: 'deny', interactionId: null, createdBy: 'alice' }),
+        rule({
+          id: 'b',
+          scope: 'role',
+          target: 'acme/dev',
+          decision: 'deny',
+          interactionId: null,
+          createdBy: 'alice',
+        }),
       );
       await store.addPermissionRule(rule({ id: 'c', scope: 'organization', target: 'acme' }));
       await store.addPermissionRule(rule({ id: 'd', scope: 'session', target: 'session-2' }));
@@ -55,9 +62,12 @@ export function describePermissionRuleContract(context: ContractContext): void {
       expect(await store.revokePermissionRule('missing', 6_000)).toBeNull();
       expect((await store.listPermissionRules()).map((each) => each.id)).toEqual(['b', 'c', 'd']);
       expect(
-        (await store.listPermissionRules({ includeRevoked: true, targets: [{ scope: 'session', target: 'session-1' }] })).map(
-          (each) => [each.id, each.revokedAt],
-        ),
+        (
+          await store.listPermissionRules({
+            includeRevoked: true,
+            targets: [{ scope: 'session', target: 'session-1' }],
+          })
+        ).map((each) => [each.id, each.revokedAt]),
       ).toEqual([['a', 5_000]]);
     });
   });

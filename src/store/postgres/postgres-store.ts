@@ -1,7 +1,6 @@
 import type { Store } from '../store.js';
 import { migrate } from './migrate.js';
 import { postgresBudgets } from './postgres-budgets.js';
-import { postgresPermissionRules } from './postgres-permission-rules.js';
 import { postgresChannels } from './postgres-channels.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { postgresEvents } from './postgres-events.js';
@@ -13,6 +12,7 @@ import { PostgresLeadership } from './postgres-leadership.js';
 import { type LeaseClock, postgresLeases } from './postgres-leases.js';
 import { PostgresNotifier } from './postgres-notifier.js';
 import { postgresOrganizations } from './postgres-organizations.js';
+import { postgresPermissionRules } from './postgres-permission-rules.js';
 import { postgresProviders } from './postgres-providers.js';
 import { postgresRoles } from './postgres-roles.js';
 import { postgresSessions } from './postgres-sessions.js';

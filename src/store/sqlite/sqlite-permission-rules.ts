@@ -20,7 +20,10 @@ export function sqlitePermissionRules(connection: SqliteConnection): PermissionR
           )
           .run(rule);
         const stored = find(rule.id);
-        if (!stored) throw new StoreError({ message: `permission rule ${rule.id} is missing right after it was written` });
+        if (!stored)
+          throw new StoreError({
+            message: `permission rule ${rule.id} is missing right after it was written`,
+          });
         return stored;
       });
     },
