@@ -19,8 +19,6 @@ export interface InteractionBridgeOptions {
   interrupted?: () => Promise<boolean>;
   /** Runs before a new interaction is persisted (the worker waits for the transcript mirror). */
   beforeCreate?: (toolUseId: string) => Promise<void>;
-  /** Whose permission rules decide before anyone is asked (the session's, its role's, its organization's). @default none */
-  ruleTargets?: Array<{ scope: RuleScope; target: string }>;
 }
 
 /** The decision an answer stands for. Answers are validated by the runtime before they are stored. */
@@ -46,11 +44,11 @@ export function decisionFromAnswer(interaction: InteractionRecord): PermissionDe
 export class InteractionBridge {
   private readonly pollMs: number;
   private pendingCount = 0;
-  private ruleTargets: Array<{ scope: RuleScope; target: string }>;
+  /** Whose permission rules decide before anyone is asked (set once the session is known). */
+  private ruleTargets: Array<{ scope: RuleScope; target: string }> = [];
 
   constructor(private readonly options: InteractionBridgeOptions) {
     this.pollMs = options.pollMs ?? 100;
-    this.ruleTargets = options.ruleTargets ?? [];
   }
 
   get pending(): number {
