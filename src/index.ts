@@ -41,6 +41,7 @@ export {
   JournalCorruptError,
   LeaseLostError,
   NotFoundError,
+  SessionBusyError,
   StateError,
   StoreError,
 } from './errors/index.js';

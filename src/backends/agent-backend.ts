@@ -96,6 +96,18 @@ export interface StartSessionOptions {
   sessionStore?: unknown;
   /** Receives `claude`'s stderr lines. */
   onStderr?: (line: string) => void;
+  /** Resume from before a turn that was rolled back (see `AgentSession.rewind`). @default none */
+  rewind?: RewindPoint;
+}
+
+/**
+ * Where a rolled-back turn is cut off: the next turn resumes the native session at the entry
+ * `before` (the last one before the dropped input's prompt), or starts a new native session when
+ * `before` is null (the input was the first). The agent never sees the dropped turn again.
+ */
+export interface RewindPoint {
+  inputId: string;
+  before: string | null;
 }
 
 /** One running conversation: an async stream of events, with control. */
@@ -104,6 +116,12 @@ export interface AgentSession extends AsyncIterable<AgentEvent> {
   readonly nativeSessionId: string | null;
   /** Stops the current turn; it ends with a `cancelled` error event. */
   interrupt(): Promise<void>;
+  /**
+   * Between turns: the next turn resumes from before the given input's turn. Only a backend that
+   * can resume its native session at an earlier entry has it (Claude; not Codex, whose threads
+   * cannot be cut, so the runtime refuses `rollback` for its sessions).
+   */
+  rewind?(point: RewindPoint): void;
   /** Ends the session and its process. */
   close(): Promise<void>;
 }

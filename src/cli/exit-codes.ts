@@ -36,6 +36,7 @@ const exitCodeByErrorCode: Record<string, ExitCode> = {
   invalid_state: exitCodes.state,
   forbidden: exitCodes.state,
   budget_exceeded: exitCodes.state,
+  session_busy: exitCodes.state,
   peer_refused: exitCodes.state,
   peer_limit: exitCodes.state,
 };

@@ -121,6 +121,13 @@ export class BudgetExceededError extends AgentdError {
   }
 }
 
+/** A message sent with `ifBusy: 'reject'` while its session is mid-turn: nothing was journaled. */
+export class SessionBusyError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'session_busy', message, userError: true, details });
+  }
+}
+
 export class SkillInvalidError extends AgentdError {
   constructor(message: string, details?: Record<string, unknown>) {
     super({ code: 'skill_invalid', message, userError: true, details });

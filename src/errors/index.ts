@@ -11,6 +11,7 @@ export {
   NotFoundError,
   PeerLimitError,
   PeerRefusedError,
+  SessionBusyError,
   SkillArchiveError,
   SkillCorruptError,
   SkillInvalidError,

@@ -29,6 +29,8 @@ export type RuntimeEvent =
       traceparent?: string;
       /** Where the input came from when not from a client of the session: another session. */
       source?: PeerSource;
+      /** It arrived mid-turn and interrupted that turn (`interrupt`), or rolled it back (`rollback`). */
+      ifBusy?: 'interrupt' | 'rollback';
     }
   | { type: 'execution.started'; executionId: string; epoch: number; pid: number }
   | { type: 'execution.stopped'; executionId: string; reason: string }
@@ -47,8 +49,41 @@ export type RuntimeEvent =
       answeredBy?: string;
     }
   | { type: 'work.settled'; executionId: string }
+  /** A tool use decided by a persisted permission rule, without asking anyone (approval scopes). */
+  | {
+      type: 'interaction.auto_decided';
+      toolName: string;
+      toolUseId: string | null;
+      input: Record<string, unknown>;
+      decision: 'approve' | 'deny';
+      /** The rule that decided it. */
+      rule: { id: string; rule: string; scope: 'session' | 'role' | 'organization'; target: string };
+    }
   /** A request for the live worker, read from the journal (works across nodes). */
-  | { type: 'control.interrupt'; reason: string }
+  | {
+      type: 'control.interrupt';
+      reason: string;
+      /** Only the turn of this input is interrupted; a later turn is not (a message sent mid-turn). */
+      inputId?: string;
+      /** The interrupted turn is also rolled back: the agent resumes from before it. */
+      rollback?: boolean;
+      /** The input whose arrival asked for it. */
+      byInputId?: string;
+    }
+  /**
+   * The turn of `inputId` was interrupted by the input `byInputId` (double texting). Its events,
+   * cursors `fromCursor` to `toCursor` of this execution, stay in the journal; with `rolledBack`
+   * the input and those events were rolled back: the agent resumed from before the input and
+   * never sees them again.
+   */
+  | {
+      type: 'turn.interrupted';
+      inputId: string;
+      byInputId: string | null;
+      rolledBack: boolean;
+      fromCursor: number;
+      toCursor: number;
+    }
   /**
    * The session will take no new input: its role's execution surface changed (`role_changed`),
    * someone asked for a fresh session (`new`), or it was archived by hand (`archived`).

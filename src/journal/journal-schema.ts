@@ -124,6 +124,7 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     text: z.string(),
     command: z.boolean().optional(),
     traceparent: z.string().optional(),
+    ifBusy: z.enum(['interrupt', 'rollback']).optional(),
     source: z
       .object({
         kind: z.literal('peer'),
@@ -147,7 +148,31 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     answeredBy: z.string().optional(),
   }),
   'work.settled': z.looseObject({ executionId: z.string() }),
-  'control.interrupt': z.looseObject({ reason: z.string() }),
+  'control.interrupt': z.looseObject({
+    reason: z.string(),
+    inputId: z.string().optional(),
+    rollback: z.boolean().optional(),
+    byInputId: z.string().optional(),
+  }),
+  'turn.interrupted': z.looseObject({
+    inputId: z.string(),
+    byInputId: z.string().nullable(),
+    rolledBack: z.boolean(),
+    fromCursor: z.number(),
+    toCursor: z.number(),
+  }),
+  'interaction.auto_decided': z.looseObject({
+    toolName: z.string(),
+    toolUseId: z.string().nullable(),
+    input: record,
+    decision: z.enum(['approve', 'deny']),
+    rule: z.looseObject({
+      id: z.string(),
+      rule: z.string(),
+      scope: z.enum(['session', 'role', 'organization']),
+      target: z.string(),
+    }),
+  }),
   'session.archived': z.looseObject({
     reason: z.enum(['role_changed', 'new', 'archived']),
     roleVersion: z.number().nullable(),

@@ -139,6 +139,7 @@ export class Channels {
       text: options.text,
       ...(options.messageId !== undefined ? { messageId: options.messageId } : {}),
       ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+      ...(options.ifBusy ? { ifBusy: options.ifBusy } : {}),
       // A session is made only for a message that a worker could then take.
       ensureSession: () => this.ensureSession(channel, role, { requireCredentials: true }),
     });

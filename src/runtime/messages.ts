@@ -1,6 +1,7 @@
 import type { ExecutionRecord, InputRecord, InteractionRecord, SessionRecord } from '../store/store.js';
 import { archiveSession } from './archive.js';
 import type { ReachedLimit } from './budgets.js';
+import type { IfBusy } from './double-texting.js';
 import type { Runtime } from './runtime.js';
 import { parseMessage, type SlashCommandName, slashCommands } from './slash-commands.js';
 
@@ -34,6 +35,8 @@ export interface MessageOptions {
   /** The client's message id; the same id and text is the same input. @default a new UUID */
   messageId?: string;
   traceparent?: string;
+  /** What the text does if the session is mid-turn (see `SendOptions.ifBusy`). */
+  ifBusy?: IfBusy;
 }
 
 /**
@@ -56,6 +59,7 @@ export async function handleMessage(
     command,
     ...(messageId !== undefined ? { messageId } : {}),
     ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+    ...(options.ifBusy ? { ifBusy: options.ifBusy } : {}),
   });
   if (parsed.kind === 'text') {
     const target = session ?? (await options.ensureSession?.());
@@ -71,7 +75,10 @@ async function runCommand(
   name: SlashCommandName,
   session: SessionRecord | null,
   options: { ensureSession?: () => Promise<SessionRecord> },
-  sendOptions: (text: string, command: boolean) => { text: string; command: boolean; messageId?: string },
+  sendOptions: (
+    text: string,
+    command: boolean,
+  ) => { text: string; command: boolean; messageId?: string; ifBusy?: IfBusy },
 ): Promise<{ session: SessionRecord | null } & CommandResult> {
   switch (name) {
     case 'help':

@@ -1,3 +1,4 @@
+import { backendOf } from '../backends/session-spec.js';
 import type { BackendName } from '../backends/agent-backend.js';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
@@ -31,11 +32,20 @@ import { Budgets } from './budgets.js';
 import { ChangeWaiter } from './change-waiter.js';
 import { Channels } from './channels.js';
 import { claudeExecutablePath } from './claude-executable.js';
+import {
+  busyError,
+  busyState,
+  type IfBusy,
+  parseIfBusy,
+  requireRollbackSupported,
+  sessionIfBusy,
+} from './double-texting.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
 import { Grants } from './grants.js';
 import { isHibernated, lastEventOf } from './hibernation.js';
 import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
 import { type PeerLimits, Peers } from './peers.js';
+import { PermissionRules } from './permission-rules.js';
 import type { PreparedRun } from './prepared-run.js';
 import { Providers } from './providers.js';
 import { Roles } from './roles.js';
@@ -126,6 +136,8 @@ export interface CreateSessionOptions extends ActorOptions {
   title?: string;
   /** W3C trace context of the request; the first turn's span continues that trace. */
   traceparent?: string;
+  /** What a message sent mid-turn does, unless it says otherwise (double texting). @default 'enqueue' */
+  ifBusy?: IfBusy;
 }
 
 export interface SendOptions extends ActorOptions {
@@ -134,6 +146,13 @@ export interface SendOptions extends ActorOptions {
   messageId?: string;
   /** W3C trace context of the request that sent it; the worker's turn span continues that trace. */
   traceparent?: string;
+  /**
+   * What to do if the session is mid-turn: `enqueue` (after the turn), `reject` (`session_busy`,
+   * nothing journaled), `interrupt` (the turn is interrupted, then this input delivered) or
+   * `rollback` (as interrupt, and the interrupted turn is taken back: the agent resumes from before
+   * it). @default the session's `ifBusy`, else 'enqueue'
+   */
+  ifBusy?: IfBusy;
 }
 
 /** An input as the runtime journals it: text for the agent, or the one command the agent gets (`/compact`). */
@@ -229,6 +248,8 @@ export class Runtime {
   /** Subscriptions to events, delivered signed and retried from the store. */
   readonly webhooks: Webhooks;
   private readonly clock: () => number;
+  /** Scoped decisions on tool uses (approval scopes): listed, added, revoked. */
+  readonly rules: PermissionRules;
   private readonly access: Access;
   private readonly supervisor: Supervisor;
   private readonly baseConfig: ClaudeConfig;
@@ -274,6 +295,7 @@ export class Runtime {
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
     this.peers = new Peers(this, context, this.access, options.peers);
     this.seeds = new Seeds(this);
+    this.rules = new PermissionRules(context, this.access);
     this.clock = options.clock ?? Date.now;
     this.schedules = new Schedules(this, context, this.access, this.roles, this.clock);
     this.webhooks = new Webhooks(context, this.access, this.clock);
@@ -361,6 +383,9 @@ export class Runtime {
     // The launch configuration includes the first prompt, so a launch id fixes both.
     if (options.prompt !== undefined) stored.initialPrompt = options.prompt;
     if (options.acceptPeers) stored.acceptPeers = true;
+    const ifBusy = parseIfBusy(options.ifBusy);
+    requireRollbackSupported(backendOf(stored), ifBusy);
+    if (ifBusy && ifBusy !== 'enqueue') stored.ifBusy = ifBusy;
     const { session, created } = await this.store.createSession({
       id: randomUUID(),
       provider,
@@ -431,10 +456,46 @@ export class Runtime {
     // A retry of an input already journaled is answered as before, budget or not.
     if (!existing) await this.budgets.require(session);
     // Refused before it is journaled when no worker could deliver it; a live worker has its own env.
-    if (!(await this.liveExecution(sessionId))) await this.requireProvider(session.provider);
-    const input = await this.journalInput(this.store, sessionId, options);
+    const live = await this.liveExecution(sessionId);
+    if (!live) await this.requireProvider(session.provider);
+    const ifBusy = parseIfBusy(options.ifBusy) ?? sessionIfBusy(session);
+    requireRollbackSupported(backendOf(session.config), ifBusy);
+    const busy = existing || ifBusy === 'enqueue' ? null : await busyState(this.store, sessionId, live);
+    if (busy && ifBusy === 'reject') throw busyError(sessionId, busy);
+    const cuts = busy?.turn && (ifBusy === 'interrupt' || ifBusy === 'rollback') ? busy.turn : null;
+    const input = await this.journalInput(this.store, sessionId, {
+      ...options,
+      ...(cuts ? { ifBusy } : { ifBusy: 'enqueue' }),
+    });
+    if (cuts && input.state === 'accepted') {
+      // Only that turn is interrupted: if it ended meanwhile, the worker ignores the request.
+      await this.store.appendEvents(
+        sessionId,
+        [
+          journalEntry({
+            type: 'control.interrupt',
+            reason: `${ifBusy}: a new message arrived mid-turn`,
+            inputId: cuts.id,
+            byInputId: input.id,
+            ...(ifBusy === 'rollback' ? { rollback: true } : {}),
+          }),
+        ],
+        { now: Date.now() },
+      );
+    }
     if (input.state === 'accepted') await this.ensureWorker(sessionId);
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
+  }
+
+  /**
+   * Refuses (`session_busy`) a message that says `reject` (or whose session does by default) while
+   * the session is mid-turn, for edges that must refuse before they record anything (A2A).
+   */
+  async checkIfBusy(sessionId: string, ifBusy?: IfBusy): Promise<void> {
+    const session = await this.requireSession(sessionId);
+    if ((parseIfBusy(ifBusy) ?? sessionIfBusy(session)) !== 'reject') return;
+    const busy = await busyState(this.store, sessionId, await this.liveExecution(sessionId));
+    if (busy) throw busyError(sessionId, busy);
   }
 
   /** What `/status` shows: the worker, waiting inputs, pending approvals, spend and any limit reached. */
@@ -589,8 +650,12 @@ export class Runtime {
     const interaction = await this.store.getInteraction(interactionId);
     if (!interaction) throw new NotFoundError(`interaction ${interactionId} not found`);
     await this.requireAnswerer(options.actor ?? ownerPrincipal, interaction);
-    const stored = validateAnswer(interaction, answer);
+    const validated = validateAnswer(interaction, answer);
+    const rule = await this.rules.planFromAnswer(interaction, validated, options.actor ?? ownerPrincipal);
+    const stored = rule ? { ...validated, rule: rule.rule, ruleId: rule.id } : validated;
     const answered = await this.store.answerInteraction(interactionId, stored, Date.now());
+    // After the answer: an answer that conflicts makes no rule.
+    if (rule) await this.rules.add(rule);
     await this.store.appendEvents(
       answered.sessionId,
       [
@@ -860,6 +925,7 @@ export class Runtime {
         ...(options.command ? { command: true } : {}),
         ...(options.traceparent ? { traceparent: options.traceparent } : {}),
         ...(options.source ? { source: options.source } : {}),
+        ...(options.ifBusy === 'interrupt' || options.ifBusy === 'rollback' ? { ifBusy: options.ifBusy } : {}),
       }),
     });
     return input;

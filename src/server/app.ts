@@ -22,6 +22,7 @@ import { registerPeerRoutes } from './http/peers.js';
 import { registerProviderRoutes } from './http/providers.js';
 import { registerRoleRoutes } from './http/roles.js';
 import { registerScheduleRoutes } from './http/schedules.js';
+import { registerRuleRoutes } from './http/rules.js';
 import type { ModelMode } from './http/schemas.js';
 import { registerSeedRoutes } from './http/seeds.js';
 import { registerSessionRoutes } from './http/sessions.js';
@@ -146,6 +147,7 @@ export function createApp(options: AppOptions): Hono {
   registerSeedRoutes(app, context);
   registerScheduleRoutes(app, context);
   registerWebhookRoutes(app, context);
+  registerRuleRoutes(app, context);
   options.mountA2a?.(app);
   return app;
 }

@@ -11,6 +11,7 @@ import { describeInputContract } from './contract/input-contract.js';
 import { describeInteractionContract } from './contract/interaction-contract.js';
 import { describeLeaseContract } from './contract/lease-contract.js';
 import { describeOrganizationContract } from './contract/organization-contract.js';
+import { describePermissionRuleContract } from './contract/permission-rule-contract.js';
 import { describeProviderContract } from './contract/provider-contract.js';
 import { describeRoleContract } from './contract/role-contract.js';
 import { describeScheduleContract } from './contract/schedule-contract.js';
@@ -51,5 +52,6 @@ export function runStoreContract(options: StoreContractOptions): void {
     describeChatMessageContract(context);
     describeScheduleContract(context);
     describeWebhookContract(context);
+    describePermissionRuleContract(context);
   });
 }

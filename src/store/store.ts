@@ -17,6 +17,7 @@ import type {
   ProviderStorage,
   RoleStorage,
 } from './org-storage.js';
+import type { PermissionRuleStorage } from './rule-storage.js';
 import type { ScheduleStorage } from './schedule-storage.js';
 import type { WebhookStorage } from './webhook-storage.js';
 
@@ -360,6 +361,7 @@ export interface Store
     InputStorage,
     EventStorage,
     InteractionStorage,
+    PermissionRuleStorage,
     TranscriptStorage,
     ScheduleStorage,
     WebhookStorage {

@@ -14,6 +14,8 @@ export interface ControlLoopOptions {
   nap: (ms: number) => Promise<void>;
   /** Whether a turn runs now (an interrupt applies only to one). */
   turnActive: () => boolean;
+  /** The input of the turn that runs now, if any: an interrupt aimed at a turn applies to that one only. */
+  turnInputId: () => string | undefined;
   log: (line: string) => void;
 }
 
@@ -22,9 +24,17 @@ export interface ControlLoopOptions {
  * (the execution marked `stopping`) and an interrupt (`control.interrupt` in the journal). It also
  * keeps the lease renewed, and owns why the worker stops.
  */
+/** An interrupt a message sent mid-turn asked for (double texting), applied to the turn of `inputId`. */
+export interface TurnCut {
+  inputId: string;
+  byInputId: string | null;
+  rollback: boolean;
+}
+
 export class ControlLoop {
   private reason: string | undefined;
   private lastCursor = 0;
+  private cut: TurnCut | undefined;
 
   constructor(private readonly options: ControlLoopOptions) {}
 
@@ -45,16 +55,35 @@ export class ControlLoop {
 
   /**
    * Reads the journal for an interrupt requested since the last look (`control.interrupt`), and
-   * whether one applies to the turn now running.
+   * whether one applies to the turn now running. One aimed at a turn (`inputId`) applies only
+   * while that turn runs: a turn that ended first is not followed by an interrupt of the next.
    */
   async takeInterruptRequest(): Promise<boolean> {
     const { store, sessionId } = this.options;
     let requested = false;
     for (const event of await readJournal(store, sessionId, { after: this.lastCursor })) {
       this.lastCursor = Math.max(this.lastCursor, event.cursor);
-      if (event.type === 'control.interrupt') requested = true;
+      if (event.type !== 'control.interrupt') continue;
+      const target = event.data.inputId;
+      if (target === undefined) requested = true;
+      else if (target === this.options.turnInputId() && this.options.turnActive()) {
+        requested = true;
+        this.cut = {
+          inputId: target,
+          byInputId: event.data.byInputId ?? null,
+          rollback: this.cut?.rollback === true || event.data.rollback === true,
+        };
+      }
     }
     return requested && this.options.turnActive();
+  }
+
+  /** The cut asked for the turn of `inputId`, taken (once). */
+  takeCut(inputId: string | undefined): TurnCut | undefined {
+    const cut = this.cut;
+    if (!cut || cut.inputId !== inputId) return undefined;
+    this.cut = undefined;
+    return cut;
   }
 
   /** Renews the lease and reads requests until the worker stops. */

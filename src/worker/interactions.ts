@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PermissionDecision, PermissionRequest } from '../backends/agent-backend.js';
 import { journalEntry } from '../journal/journal-event.js';
+import { decidingRule } from '../permissions/deciding-rule.js';
+import type { RuleScope } from '../store/rule-storage.js';
 import type { InteractionRecord, Store } from '../store/store.js';
 
 export interface InteractionBridgeOptions {
@@ -45,6 +47,8 @@ export function decisionFromAnswer(interaction: InteractionRecord): PermissionDe
 export class InteractionBridge {
   private readonly pollMs: number;
   private pendingCount = 0;
+  /** Whose permission rules decide before anyone is asked (set once the session is known). */
+  private ruleTargets: Array<{ scope: RuleScope; target: string }> = [];
 
   constructor(private readonly options: InteractionBridgeOptions) {
     this.pollMs = options.pollMs ?? 100;
@@ -54,10 +58,19 @@ export class InteractionBridge {
     return this.pendingCount;
   }
 
+  /** From now on these targets' permission rules decide before anyone is asked. */
+  useRules(targets: Array<{ scope: RuleScope; target: string }>): void {
+    this.ruleTargets = targets;
+  }
+
   /** For `canUseTool`: persist the request, announce it, wait for the answer. */
   async request(request: PermissionRequest): Promise<PermissionDecision> {
     const { store, sessionId, executionId } = this.options;
     const existing = request.toolUseId ? await this.findByToolUse(request.toolUseId) : undefined;
+    if (!existing && request.toolName !== 'AskUserQuestion') {
+      const decided = await this.decideByRule(request);
+      if (decided) return decided;
+    }
     if (!existing && request.toolUseId) await this.options.beforeCreate?.(request.toolUseId);
     const interaction =
       existing ??
@@ -89,6 +102,41 @@ export class InteractionBridge {
       );
     }
     return this.waitForAnswer(interaction.id, request.signal);
+  }
+
+  /**
+   * A persisted rule (an answer scoped to the session, a rule of the role or organization) decides
+   * without asking anyone; the decision is journaled with the rule that made it.
+   */
+  private async decideByRule(request: PermissionRequest): Promise<PermissionDecision | null> {
+    const { store, sessionId, executionId } = this.options;
+    const ruleTargets = this.ruleTargets;
+    if (ruleTargets.length === 0) return null;
+    const rules = await store.listPermissionRules({ targets: ruleTargets });
+    const rule = decidingRule(rules, request.toolName, request.input);
+    if (!rule) return null;
+    await store.appendEvents(
+      sessionId,
+      [
+        journalEntry(
+          {
+            type: 'interaction.auto_decided',
+            toolName: request.toolName,
+            toolUseId: request.toolUseId,
+            input: request.input,
+            decision: rule.decision,
+            rule: { id: rule.id, rule: rule.rule, scope: rule.scope, target: rule.target },
+          },
+          executionId,
+        ),
+      ],
+      { epoch: this.options.epoch(), now: Date.now() },
+    );
+    if (rule.decision === 'approve') return { behavior: 'allow', updatedInput: request.input };
+    return {
+      behavior: 'deny',
+      message: `Denied by the permission rule ${rule.rule} (${rule.scope} ${rule.target}).`,
+    };
   }
 
   /**

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RewindPoint } from '../backends/agent-backend.js';
 import type { Store } from '../store/store.js';
 import { markInterruptedToolUses, projectKeyOf, transcriptHasToolUse } from './deferred-tools.js';
+import { rewindPointOf } from './rollback.js';
 
 export interface RecoveryOptions {
   store: Store;
@@ -66,6 +68,12 @@ export class Recovery {
       await sleep(this.options.pollMs ?? 50);
     }
     this.options.log(`tool use ${toolUseId} not mirrored to the store yet; asking anyway`);
+  }
+
+  /** Where the native session resumes to forget the turn of `inputId` (rollback); null when it never saw it. */
+  async rewindPoint(inputId: string): Promise<RewindPoint | null> {
+    if (!this.nativeSessionId) return null;
+    return rewindPointOf({ store: this.options.store, key: this.keyOf(this.nativeSessionId), inputId });
   }
 
   private keyOf(nativeSessionId: string) {

@@ -1,9 +1,15 @@
-import { type AgentBackend, type AgentSession, AgentStartError } from '../backends/agent-backend.js';
+import {
+  type AgentBackend,
+  type AgentSession,
+  AgentStartError,
+  type RewindPoint,
+} from '../backends/agent-backend.js';
 import type { AgentEvent } from '../backends/agent-event.js';
 import { sessionSpecOf } from '../backends/session-spec.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { AgentdError, LeaseLostError } from '../errors/index.js';
 import { processStartTime } from '../journal/process-identity.js';
+import { ruleTargetsOf } from '../permissions/deciding-rule.js';
 import { SeedDriver } from '../seeds/seed-driver.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { SessionRecord, Store } from '../store/store.js';
@@ -14,6 +20,7 @@ import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { Recovery } from './recovery.js';
+import { unfinishedRollback } from './rollback.js';
 import { launchConfig, type SessionLaunch } from './session-launch.js';
 import { TurnTracing } from './turn-tracing.js';
 import { Waker } from './waker.js';
@@ -75,6 +82,8 @@ export class Worker {
   private tracing: TurnTracing | undefined;
   /** The verification loop, when the session runs a seed. */
   private seed: SeedDriver | null = null;
+  /** The input of the turn that runs now, or ran last, and the cursor its events start after. */
+  private turn: { inputId: string; afterCursor: number } | undefined;
 
   constructor(private readonly options: WorkerOptions) {
     const { store, sessionId, executionId } = options;
@@ -92,6 +101,7 @@ export class Worker {
       // The lease is renewed from this loop: it must come round well within the lease's time.
       nap: (ms) => controlNap(Math.min(this.napMs(ms), this.lease.ttlMs / 4)),
       turnActive: () => this.feed.turnActive,
+      turnInputId: () => this.turn?.inputId,
       log,
     });
     this.journal = new ExecutionJournal({
@@ -131,8 +141,14 @@ export class Worker {
       busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0,
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
-      onTurnStart: async (inputId, turn) => this.tracing?.startTurn(inputId, turn),
-      afterTurn: async () => this.seed?.afterTurn(),
+      onTurnStart: async (inputId, turn) => {
+        this.turn = { inputId, afterCursor: await store.lastCursor(sessionId) };
+        await this.tracing?.startTurn(inputId, turn);
+      },
+      afterTurn: async () => {
+        await this.finishCut();
+        await this.seed?.afterTurn();
+      },
     });
   }
 
@@ -180,6 +196,7 @@ export class Worker {
       return this.launchFailed(error);
     }
     const config = launchConfig(sessionRecord.config as unknown as ClaudeConfig, launch);
+    this.interactions.useRules(ruleTargetsOf(sessionRecord));
     this.recovery = new Recovery({
       store,
       sessionId,
@@ -202,6 +219,7 @@ export class Worker {
     }
     const deferred =
       resume && !nativeTranscripts ? await this.recovery.continueInterruptedToolUses(resume) : [];
+    const rewind = await this.unfinishedRollback(resume);
     this.seed = await SeedDriver.open({
       store,
       sessionId,
@@ -223,6 +241,7 @@ export class Worker {
       resumeDeferredTool: (toolUseId, signal) => this.interactions.resumeDeferred(toolUseId, signal),
       sessionStore: toSdkSessionStore(store),
       onStderr: (line) => this.log(`claude: ${line.trimEnd()}`),
+      ...(rewind ? { rewind } : {}),
     });
     this.session = session;
     const control = this.control.run(session);
@@ -278,6 +297,50 @@ export class Worker {
     this.log('lease held by another worker; exiting');
     await this.journal.leaseHeld();
     return workerExitCodes.leaseHeld;
+  }
+
+  /**
+   * After a turn that a message sent mid-turn interrupted: the turn is marked (its events stay),
+   * and for a rollback the agent resumes from before it at the next turn.
+   */
+  private async finishCut(): Promise<void> {
+    const turn = this.turn;
+    const cut = this.control.takeCut(turn?.inputId);
+    if (!turn || !cut) return;
+    const point = cut.rollback ? await this.recovery?.rewindPoint(cut.inputId) : null;
+    if (point) this.session?.rewind?.(point);
+    const { store, sessionId } = this.options;
+    await this.journal.append([
+      {
+        type: 'turn.interrupted',
+        inputId: cut.inputId,
+        byInputId: cut.byInputId,
+        rolledBack: cut.rollback,
+        fromCursor: turn.afterCursor + 1,
+        toCursor: await store.lastCursor(sessionId),
+      },
+    ]);
+    this.log(`turn of input ${cut.inputId} ${cut.rollback ? 'rolled back' : 'interrupted'}`);
+  }
+
+  /** A rollback the worker before this one was killed in the middle of: finished here, before any turn. */
+  private async unfinishedRollback(resume: string | undefined): Promise<RewindPoint | undefined> {
+    const { store, sessionId } = this.options;
+    const pending = await unfinishedRollback(store, sessionId);
+    if (!pending) return undefined;
+    const point = resume ? await this.recovery?.rewindPoint(pending.inputId) : null;
+    await this.journal.append([
+      {
+        type: 'turn.interrupted',
+        inputId: pending.inputId,
+        byInputId: pending.byInputId,
+        rolledBack: true,
+        fromCursor: pending.fromCursor,
+        toCursor: await store.lastCursor(sessionId),
+      },
+    ]);
+    this.log(`turn of input ${pending.inputId} rolled back after its worker died`);
+    return point ?? undefined;
   }
 
   private async record(event: AgentEvent): Promise<void> {

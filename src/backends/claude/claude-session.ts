@@ -5,6 +5,7 @@ import {
   type AgentSession,
   AgentStartError,
   type HostTool,
+  type RewindPoint,
   type StartSessionOptions,
 } from '../agent-backend.js';
 import type { AgentErrorInfo, AgentEvent } from '../agent-event.js';
@@ -43,6 +44,8 @@ export class ClaudeSession implements AgentSession, TurnHost {
 
   /** A `claude` started before this session (ClaudeBackend.prepare), taken by its first query if the options match. */
   private early: EarlyStart | undefined;
+  /** The next query resumes from here (a turn rolled back), once. */
+  private rewindTo: RewindPoint | undefined;
 
   /** The Claude config of the session's spec. */
   readonly config: ClaudeConfig;
@@ -54,6 +57,7 @@ export class ClaudeSession implements AgentSession, TurnHost {
     this.config = claudeConfigOf(options.spec);
     this.nativeSessionId = this.config.resume ?? null;
     this.early = early;
+    this.rewindTo = options.rewind;
   }
 
   get closed(): boolean {
@@ -140,6 +144,11 @@ export class ClaudeSession implements AgentSession, TurnHost {
     await this.stopTurn(errorInfo('cancelled', 'the turn was interrupted'));
   }
 
+  rewind(point: RewindPoint): void {
+    this.rewindTo = point;
+    this.closeQuery();
+  }
+
   async close(): Promise<void> {
     this.isClosed = true;
     this.early?.close();
@@ -202,7 +211,13 @@ export class ClaudeSession implements AgentSession, TurnHost {
     }
     this.spawnFailure = undefined;
     extra.spawnClaudeCodeProcess = claudeSpawner(target);
-    const config = this.nativeSessionId ? { ...this.config, resume: this.nativeSessionId } : this.config;
+    const rewind = this.rewindTo;
+    this.rewindTo = undefined;
+    // A rolled-back first turn leaves nothing to resume: a new native session starts.
+    if (rewind && rewind.before === null) this.nativeSessionId = null;
+    const { resume: _stored, ...fresh } = this.config;
+    const config = this.nativeSessionId ? { ...this.config, resume: this.nativeSessionId } : fresh;
+    if (rewind?.before && this.nativeSessionId) extra.resumeSessionAt = rewind.before;
     const options = buildSdkOptions(config, extra);
     if (this.options.hostTools?.length) await addHostTools(options, this.options.hostTools);
     this.prompts = new AsyncQueue<SDKUserMessage>();
@@ -212,8 +227,8 @@ export class ClaudeSession implements AgentSession, TurnHost {
       { canUseTool: Boolean(callbacks.canUseTool), hooks: Boolean(callbacks.hooks) },
     );
     // A process started early has no host tools: it is not taken then.
-    if (this.options.hostTools?.length) this.early?.close();
-    const early = this.options.hostTools?.length ? undefined : this.early?.claim(key, target);
+    if (this.options.hostTools?.length || rewind) this.early?.close();
+    const early = this.options.hostTools?.length || rewind ? undefined : this.early?.claim(key, target);
     this.early = undefined;
     const warm = early ? await early.catch(() => undefined) : undefined;
     if (warm) this.query = warm.query(this.prompts);

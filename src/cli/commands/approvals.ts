@@ -1,7 +1,31 @@
 import type { Command } from 'commander';
-import type { Answer } from '../../runtime/answers.js';
+import { InvalidInputError } from '../../errors/index.js';
+import { type Answer, answerScopes, type ScopedAnswer } from '../../runtime/answers.js';
 import type { CliContext } from '../context.js';
 import { addRuntimeOptions, type DataDirFlags, printJson, withRuntime } from '../runtime-context.js';
+import { registerRuleCommands } from './rules.js';
+
+/** `--scope`, `--rule`, `--rule-for` of approve and deny. */
+function withScopeOptions(command: Command): Command {
+  return command
+    .option('--scope <scope>', `how far the decision reaches: ${answerScopes.join(', ')} (default once)`)
+    .option('--rule <rule>', 'with --scope session or rule: the rule to remember, like "Bash(npm test:*)"')
+    .option('--rule-for <where>', "with --scope rule: role (the session's role, default) or organization");
+}
+
+function scopeOf(flags: Record<string, unknown>): ScopedAnswer {
+  const scope = flags.scope;
+  if (scope !== undefined && !(answerScopes as readonly unknown[]).includes(scope))
+    throw new InvalidInputError(`--scope must be one of ${answerScopes.join(', ')}`);
+  const ruleFor = flags.ruleFor;
+  if (ruleFor !== undefined && ruleFor !== 'role' && ruleFor !== 'organization')
+    throw new InvalidInputError('--rule-for must be role or organization');
+  return {
+    ...(scope !== undefined ? { scope: scope as ScopedAnswer['scope'] & string } : {}),
+    ...(typeof flags.rule === 'string' ? { rule: flags.rule } : {}),
+    ...(ruleFor !== undefined ? { ruleFor } : {}),
+  } as ScopedAnswer;
+}
 
 function answerCommand(
   program: Command,
@@ -56,18 +80,21 @@ export function registerApprovalCommands(program: Command, context: CliContext):
 
   answerCommand(program, context, {
     name: 'approve',
-    description: 'approve a pending tool use',
-    build: () => ({ decision: 'approve' }),
+    description: 'approve a pending tool use (--scope session or rule: later matching uses too)',
+    configure: withScopeOptions,
+    build: (_rest, flags) => ({ decision: 'approve', ...scopeOf(flags) }),
   });
   answerCommand(program, context, {
     name: 'deny',
-    description: 'deny a pending tool use',
-    configure: (command) => command.option('--reason <text>', 'told to Claude'),
+    description: 'deny a pending tool use (--scope session or rule: later matching uses too)',
+    configure: (command) => withScopeOptions(command.option('--reason <text>', 'told to Claude')),
     build: (_rest, flags) => ({
       decision: 'deny',
       ...(typeof flags.reason === 'string' ? { reason: flags.reason } : {}),
+      ...scopeOf(flags),
     }),
   });
+  registerRuleCommands(program, context);
   answerCommand(program, context, {
     name: 'answer',
     description: 'answer Claude\'s question: agentd answer ID "question=answer" …',

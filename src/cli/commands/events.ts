@@ -55,6 +55,16 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: C
     case 'seed.finished':
       context.stdout.write(`[${record.cursor}] ${seedEventLine(record)}\n`);
       return;
+    case 'turn.interrupted':
+      context.stdout.write(
+        `[${record.cursor}] turn of input ${record.data.inputId} ${record.data.rolledBack ? 'rolled back' : 'interrupted'}${record.data.byInputId ? ` by input ${record.data.byInputId}` : ''} (events ${record.data.fromCursor}-${record.data.toCursor})\n`,
+      );
+      return;
+    case 'interaction.auto_decided':
+      context.stdout.write(
+        `[${record.cursor}] ${record.data.toolName} ${record.data.decision === 'approve' ? 'approved' : 'denied'} by rule ${record.data.rule.rule} (${record.data.rule.scope} ${record.data.rule.target}, rule ${record.data.rule.id})\n`,
+      );
+      return;
     case 'interaction.answered':
     case 'execution.started':
     case 'work.settled':

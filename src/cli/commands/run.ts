@@ -74,6 +74,8 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
     case 'execution.failed':
     case 'work.settled':
     case 'control.interrupt':
+    case 'turn.interrupted':
+    case 'interaction.auto_decided':
     case 'session.archived':
     case 'budget.exceeded':
     case 'peer.sent':

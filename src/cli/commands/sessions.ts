@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
 import { backendOf } from '../../backends/session-spec.js';
 import { InvalidInputError } from '../../errors/index.js';
+import { ifBusyStrategies, parseIfBusy } from '../../runtime/double-texting.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
 import { printMessageResult } from '../message-output.js';
@@ -15,6 +16,7 @@ interface StartFlags extends AgentFlags, DataDirFlags {
   role?: string;
   org?: string;
   acceptPeers?: boolean;
+  ifBusy?: string;
 }
 
 interface SendFlags extends DataDirFlags {
@@ -23,7 +25,10 @@ interface SendFlags extends DataDirFlags {
   role?: string;
   org?: string;
   project?: string;
+  ifBusy?: string;
 }
+
+const ifBusyHelp = `if the session is mid-turn: ${ifBusyStrategies.join(', ')}`;
 
 function line(context: CliContext, text: string) {
   context.stdout.write(`${text}\n`);
@@ -44,7 +49,12 @@ export function registerSessionCommands(program: Command, context: CliContext): 
     .option('--role <name>', "run under this role (default: the organization's default role)")
     .option('--org <organization>', 'organization of the role (default: default)')
     .option('--accept-peers', 'take messages from other sessions (agentd peer send)')
+    .option(
+      '--if-busy <strategy>',
+      `the session's default for messages sent mid-turn (${ifBusyStrategies.join(', ')})`,
+    )
     .action(async (prompt: string, flags: StartFlags) => {
+      const ifBusy = parseIfBusy(flags.ifBusy, '--if-busy');
       const config = configFromFlags(flags, context.env);
       await withRuntime(flags, context, async (runtime) => {
         const result = await runtime.createSession({
@@ -58,6 +68,7 @@ export function registerSessionCommands(program: Command, context: CliContext): 
           ...(flags.messageId ? { messageId: flags.messageId } : {}),
           ...(flags.launchId ? { launchId: flags.launchId } : {}),
           ...(flags.acceptPeers ? { acceptPeers: true } : {}),
+          ...(ifBusy ? { ifBusy } : {}),
         });
         if (flags.json) printJson(context, result);
         else line(context, result.session.id);
@@ -79,7 +90,9 @@ export function registerSessionCommands(program: Command, context: CliContext): 
     .option('--role <name>', 'with --channel: select this role first')
     .option('--org <organization>', 'with --channel: where a new channel is bound (default: default)')
     .option('--project <project>', 'with --channel: where a new channel is bound (default: default)')
+    .option('--if-busy <strategy>', `${ifBusyHelp} (default: the session's, else enqueue)`)
     .action(async (first: string, second: string | undefined, flags: SendFlags) => {
+      const ifBusy = parseIfBusy(flags.ifBusy, '--if-busy');
       const target =
         flags.channel !== undefined
           ? { channel: flags.channel, text: first }
@@ -95,6 +108,7 @@ export function registerSessionCommands(program: Command, context: CliContext): 
         const message = {
           text,
           ...(flags.messageId ? { messageId: flags.messageId } : {}),
+          ...(ifBusy ? { ifBusy } : {}),
           ...actorOf(flags),
         };
         const result =

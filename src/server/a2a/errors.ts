@@ -63,6 +63,12 @@ export const a2aErrors: Record<string, A2aWireError> = {
     jsonRpc: A2A_ERROR_CODE.UNSUPPORTED_OPERATION,
     http: 503,
   },
+  // A message sent with `agentd.ifBusy: reject` while its context's session is mid-turn.
+  session_busy: {
+    kind: RestUnsupportedOperationError,
+    jsonRpc: A2A_ERROR_CODE.UNSUPPORTED_OPERATION,
+    http: 409,
+  },
   // The spec's HTTP+JSON status for a finished task's cancel is 409 Conflict; the SDK answers 400.
   TaskNotCancelableError: {
     kind: RestTaskNotCancelableError,

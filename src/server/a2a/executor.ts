@@ -14,7 +14,7 @@ import type { InteractionRecord } from '../../store/store.js';
 import { validTraceparent } from '../http/trace-context.js';
 import { toA2aError } from './errors.js';
 import { askedInteractionIds, inputRequiredParts, isReplyData, resolveReply } from './hitl.js';
-import { requestedRole } from './message-role.js';
+import { requestedIfBusy, requestedRole } from './message-role.js';
 import { agentMessage, promptText, status, textPart } from './parts.js';
 import { principalOfCall } from './routes/call-context.js';
 import type { TaskEngine } from './task-engine.js';
@@ -52,9 +52,11 @@ export class AgentdExecutor implements AgentExecutor {
       ...(role !== undefined ? { role } : {}),
     });
     const headers = request.context.state.get(STATE_HEADERS_KEY) as RequestHeaders | undefined;
+    const ifBusy = requestedIfBusy(message);
     const { input, fromCursor } = await this.engine.submit(session.id, {
       text: promptText(message, isReplyData),
       messageId: message.messageId,
+      ...(ifBusy ? { ifBusy } : {}),
       ...validTraceparent(headers?.traceparent),
     });
     const link = { sessionId: session.id, inputId: input.id, fromCursor, cursor: fromCursor };

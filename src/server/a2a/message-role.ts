@@ -1,5 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
 import { InvalidInputError } from '../../errors/index.js';
+import { type IfBusy, parseIfBusy } from '../../runtime/double-texting.js';
 
 /**
  * The message metadata key that names the role a message is for: `{"agentd.role": "reviewer"}`,
@@ -19,4 +20,12 @@ export function requestedRole(message: Pick<Message, 'metadata'>): string | unde
       field: `metadata.${roleMetadataKey}`,
     });
   return value;
+}
+
+/** The message metadata key that says what a message does if its context's session is mid-turn. */
+export const ifBusyMetadataKey = 'agentd.ifBusy';
+
+/** The double-texting strategy a message names (`enqueue`, `reject`, `interrupt`, `rollback`), if any. */
+export function requestedIfBusy(message: Pick<Message, 'metadata'>): IfBusy | undefined {
+  return parseIfBusy(message.metadata?.[ifBusyMetadataKey], `metadata.${ifBusyMetadataKey}`);
 }

@@ -24,7 +24,7 @@ import { ConflictError, InvalidInputError } from '../../errors/index.js';
 import { toA2aError } from './errors.js';
 import { isReplyData } from './hitl.js';
 import { a2aInputText } from './message-commands.js';
-import { requestedRole } from './message-role.js';
+import { requestedIfBusy, requestedRole } from './message-role.js';
 import { isTerminal, promptText } from './parts.js';
 import { isRfc3339DateTime } from './rfc3339.js';
 import { principalOfCall } from './routes/call-context.js';
@@ -168,6 +168,7 @@ export class AgentdRequestHandler implements A2ARequestHandler {
     if (message.role === Role.ROLE_UNSPECIFIED)
       throw new RequestMalformedError('message.role is required (ROLE_USER)');
     const role = requestedRole(message);
+    const ifBusy = requestedIfBusy(message);
     if (message.taskId) {
       const task = await this.engine.taskStore.load(message.taskId);
       const state = task?.status?.state;
@@ -198,6 +199,8 @@ export class AgentdRequestHandler implements A2ARequestHandler {
       );
     // A retry of a journaled input is answered as before, limit or not (as the runtime does).
     if (!existing) await this.engine.runtime.budgets.require(session);
+    // `agentd.ifBusy: reject` mid-turn: refused here, before the SDK makes a task for it.
+    if (!existing) await this.engine.runtime.checkIfBusy(session.id, ifBusy);
   }
 
   /** A reply answers its task in the task's session: naming another role there is refused. */

@@ -10,6 +10,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { ClaudeConfig } from '../../config/claude-config.js';
 import { ConflictError, StateError } from '../../errors/index.js';
+import type { IfBusy } from '../../runtime/double-texting.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { InputRecord, SessionRecord } from '../../store/store.js';
 import { askedInteractionIds } from './hitl.js';
@@ -118,7 +119,7 @@ export class TaskEngine {
    */
   async submit(
     sessionId: string,
-    options: { text: string; messageId: string; traceparent?: string },
+    options: { text: string; messageId: string; traceparent?: string; ifBusy?: IfBusy },
   ): Promise<{ input: InputRecord; fromCursor: number }> {
     const existing = await this.existingInput(sessionId, options.messageId);
     const before = existing ? undefined : await this.runtime.lastCursor(sessionId);

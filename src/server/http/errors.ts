@@ -27,6 +27,7 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   not_found: 404,
   conflict: 409,
   invalid_state: 409,
+  session_busy: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   credentials_missing: 503,

@@ -4,6 +4,7 @@ import { version } from '../../version.js';
 import { automationOperations } from './openapi-automation-operations.js';
 import { errors, type Operation, type Schema } from './openapi-operation.js';
 import { orgOperations } from './openapi-org-operations.js';
+import { ruleOperations } from './openapi-rule-operations.js';
 import { seedOperations } from './openapi-seed-operations.js';
 import { messageResultSchema } from './org-schemas.js';
 import {
@@ -329,7 +330,13 @@ export function openApiDocument(): Record<string, unknown> {
     ]),
   );
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...operations, ...orgOperations, ...seedOperations, ...automationOperations]) {
+  for (const operation of [
+    ...operations,
+    ...orgOperations,
+    ...seedOperations,
+    ...automationOperations,
+    ...ruleOperations,
+  ]) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method] = operationObject(operation);
   }

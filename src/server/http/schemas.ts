@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { permissionModes } from '../../config/claude-config.js';
+import { answerScopes } from '../../runtime/answers.js';
+import { ifBusyStrategies } from '../../runtime/double-texting.js';
 import { attentionStates } from '../../runtime/session-overview.js';
 import {
   deliveryStates,
@@ -142,6 +144,10 @@ export const createSessionBodySchema = named(
     permissionMode: z.enum(permissionModes).optional(),
     title: z.string().max(500).optional(),
     acceptPeers: z.boolean().optional().describe('take messages from other sessions; default false'),
+    ifBusy: z
+      .enum(ifBusyStrategies)
+      .optional()
+      .describe("the session's default for a message sent mid-turn; default enqueue"),
   }),
 );
 
@@ -212,6 +218,12 @@ export const sendMessageBodySchema = named(
     messageId: clientId
       .optional()
       .describe('your id for the message: the same id and text is the same input; other text is a conflict'),
+    ifBusy: z
+      .enum(ifBusyStrategies)
+      .optional()
+      .describe(
+        "if the session is mid-turn: enqueue (after the turn), reject (409 session_busy, nothing journaled), interrupt (the turn is interrupted, then this message delivered) or rollback (as interrupt, and the agent forgets the interrupted turn); default the session's, else enqueue",
+      ),
   }),
 );
 
@@ -242,14 +254,35 @@ export const interactionListSchema = named(
   z.object({ interactions: z.array(interactionSchema) }),
 );
 
+const answerScopeFields = {
+  scope: z
+    .enum(answerScopes)
+    .optional()
+    .describe(
+      'once (default); session: later uses of the tool matching `rule` in this session are decided the same way; rule: a permission rule of the role (or the organization)',
+    ),
+  rule: z
+    .string()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('Claude Code syntax, like Bash(npm test:*); default: the narrowest rule for this tool use'),
+  ruleFor: z.enum(['role', 'organization']).optional().describe('with scope rule; default role'),
+};
+
 export const answerBodySchema = named(
   'Answer',
   z.union([
     z.strictObject({
       decision: z.literal('approve'),
       updatedInput: z.record(z.string(), z.unknown()).optional(),
+      ...answerScopeFields,
     }),
-    z.strictObject({ decision: z.literal('deny'), reason: z.string().max(10_000).optional() }),
+    z.strictObject({
+      decision: z.literal('deny'),
+      reason: z.string().max(10_000).optional(),
+      ...answerScopeFields,
+    }),
     z.strictObject({ answers: z.record(z.string(), z.string()) }),
   ]),
   'Approve or deny a tool use, or answer the questions of an AskUserQuestion.',

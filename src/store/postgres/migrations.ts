@@ -339,4 +339,19 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (delivery_id, attempt)
   );
   `,
+  `
+  CREATE TABLE permission_rules (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT COLLATE "C" NOT NULL UNIQUE,
+    scope TEXT COLLATE "C" NOT NULL,
+    target TEXT COLLATE "C" NOT NULL,
+    rule TEXT NOT NULL,
+    decision TEXT COLLATE "C" NOT NULL,
+    interaction_id TEXT COLLATE "C",
+    created_by TEXT,
+    created_at BIGINT NOT NULL,
+    revoked_at BIGINT
+  );
+  CREATE INDEX permission_rules_by_target ON permission_rules (scope, target);
+  `,
 ];

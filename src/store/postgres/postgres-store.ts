@@ -13,6 +13,7 @@ import { PostgresLeadership } from './postgres-leadership.js';
 import { type LeaseClock, postgresLeases } from './postgres-leases.js';
 import { PostgresNotifier } from './postgres-notifier.js';
 import { postgresOrganizations } from './postgres-organizations.js';
+import { postgresPermissionRules } from './postgres-permission-rules.js';
 import { postgresProviders } from './postgres-providers.js';
 import { postgresRoles } from './postgres-roles.js';
 import { postgresSchedules } from './postgres-schedules.js';
@@ -90,6 +91,7 @@ export const PostgresStore = {
       ...postgresChatMessages(connection),
       ...postgresGrants(connection),
       ...postgresBudgets(connection),
+      ...postgresPermissionRules(connection),
       ...postgresLeases(connection, options.leaseClock ?? 'database'),
       ...postgresExecutions(connection),
       ...postgresInputs(

@@ -350,4 +350,19 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (delivery_id, attempt)
   ) STRICT;
   `,
+  `
+  CREATE TABLE permission_rules (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    target TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    interaction_id TEXT,
+    created_by TEXT,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  ) STRICT;
+  CREATE INDEX permission_rules_by_target ON permission_rules (scope, target);
+  `,
 ];

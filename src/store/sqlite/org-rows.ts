@@ -13,6 +13,7 @@ import {
   providerKinds,
   type RoleRecord,
 } from '../org-storage.js';
+import { type PermissionRuleRecord, ruleDecisions, ruleScopes } from '../rule-storage.js';
 import { jsonText, millis, parser } from './rows.js';
 
 /*
@@ -181,3 +182,31 @@ export const toChannelRecord = parser('channels', channelRow);
 export const toPrincipalRecord = parser('principals', principalRow);
 export const toGrantRecord = parser('grants', grantRow);
 export const toBudgetRecord = parser('budgets', budgetRow);
+
+const permissionRuleRow = z
+  .object({
+    id: z.string(),
+    scope: z.enum(ruleScopes),
+    target: z.string(),
+    rule: z.string(),
+    decision: z.enum(ruleDecisions),
+    interaction_id: z.string().nullable(),
+    created_by: z.string().nullable(),
+    created_at: millis,
+    revoked_at: millis.nullable(),
+  })
+  .transform(
+    (row): PermissionRuleRecord => ({
+      id: row.id,
+      scope: row.scope,
+      target: row.target,
+      rule: row.rule,
+      decision: row.decision,
+      interactionId: row.interaction_id,
+      createdBy: row.created_by,
+      createdAt: row.created_at,
+      revokedAt: row.revoked_at,
+    }),
+  );
+
+export const toPermissionRuleRecord = parser('permission_rules', permissionRuleRow);

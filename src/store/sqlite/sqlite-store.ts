@@ -12,6 +12,7 @@ import { sqliteInputs } from './sqlite-inputs.js';
 import { sqliteInteractions } from './sqlite-interactions.js';
 import { sqliteLeases } from './sqlite-leases.js';
 import { sqliteOrganizations } from './sqlite-organizations.js';
+import { sqlitePermissionRules } from './sqlite-permission-rules.js';
 import { sqliteProviders } from './sqlite-providers.js';
 import { sqliteRoles } from './sqlite-roles.js';
 import { sqliteSchedules } from './sqlite-schedules.js';
@@ -79,6 +80,7 @@ export const SqliteStore = {
       ...sqliteChatMessages(connection),
       ...sqliteGrants(connection),
       ...sqliteBudgets(connection),
+      ...sqlitePermissionRules(connection),
       ...sqliteLeases(connection),
       ...sqliteExecutions(connection),
       ...inputs,
