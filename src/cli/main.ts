@@ -6,6 +6,7 @@ import { registerBudgetCommands } from './commands/budgets.js';
 import { registerChannelCommands } from './commands/channels.js';
 import { registerEvents } from './commands/events.js';
 import { registerGrantCommands } from './commands/grants.js';
+import { registerMonitorCommands } from './commands/monitors.js';
 import { registerPeerCommands } from './commands/peers.js';
 import { registerPrincipalCommands } from './commands/principals.js';
 import { registerProviderCommands } from './commands/providers.js';
@@ -44,6 +45,7 @@ export function buildProgram(context: CliContext): Command {
   registerPrincipalCommands(program, context);
   registerBudgetCommands(program, context);
   registerPeerCommands(program, context);
+  registerMonitorCommands(program, context);
   registerSeedCommands(program, context);
   overrideExits(program);
   return program;

@@ -8,7 +8,8 @@ import { claudeConfigFromEnv } from '../config/env-config.js';
 import { checkProvider } from '../config/provider-env.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
-import { type JournalRecord, journalEntry, type PeerSource } from '../journal/journal-event.js';
+import { type InputSource, type JournalRecord, journalEntry } from '../journal/journal-event.js';
+import { journalInput } from '../journal/journal-input.js';
 import { openStore, storeUrlVariable } from '../journal/open-store.js';
 import { readJournal } from '../journal/read-journal.js';
 import { FileSkillStore } from '../skills/file-skill-store.js';
@@ -33,6 +34,7 @@ import { claudeExecutablePath } from './claude-executable.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
 import { Grants } from './grants.js';
 import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
+import { type MonitorLimits, Monitors } from './monitors.js';
 import { type PeerLimits, Peers } from './peers.js';
 import type { PreparedRun } from './prepared-run.js';
 import { Providers } from './providers.js';
@@ -73,6 +75,8 @@ export interface RuntimeOptions {
   offline?: boolean;
   /** Limits on messages between sessions. */
   peers?: PeerLimits;
+  /** Limits of monitors' output. */
+  monitors?: MonitorLimits;
 }
 
 export interface CreateSessionOptions extends ActorOptions {
@@ -124,8 +128,8 @@ export interface SendOptions extends ActorOptions {
 export interface DispatchOptions extends Omit<SendOptions, 'actor'> {
   /** True for `/compact`: sent to the agent as its command, not as text. */
   command: boolean;
-  /** The session a peer message came from. */
-  source?: PeerSource;
+  /** The session a peer message came from, or the monitor whose output it is. */
+  source?: InputSource;
 }
 
 export interface RunHereOptions extends SendOptions {
@@ -198,6 +202,8 @@ export class Runtime {
   readonly budgets: Budgets;
   /** Messages between sessions. */
   readonly peers: Peers;
+  /** Detached commands whose output reaches their session between turns. */
+  readonly monitors: Monitors;
   /** Goals with acceptance criteria, verified by agentd. */
   readonly seeds: Seeds;
   private readonly access: Access;
@@ -215,6 +221,7 @@ export class Runtime {
     pollMs: number;
     offline?: boolean;
     peers?: PeerLimits;
+    monitors?: MonitorLimits;
   }) {
     this.store = options.store;
     this.paths = options.paths;
@@ -240,6 +247,7 @@ export class Runtime {
     this.grants = new Grants(context, this.access);
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
     this.peers = new Peers(this, context, this.access, options.peers);
+    this.monitors = new Monitors(this, context, this.access, options.monitors);
     this.seeds = new Seeds(this);
   }
 
@@ -344,7 +352,7 @@ export class Runtime {
     if (!existing) await this.budgets.require(session);
     // Refused before it is journaled when no worker could deliver it; a live worker has its own env.
     if (!(await this.liveExecution(sessionId))) await this.requireProvider(session.provider);
-    const input = await this.journalInput(this.store, sessionId, options);
+    const input = await journalInput(this.store, sessionId, options);
     if (input.state === 'accepted') await this.ensureWorker(sessionId);
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
   }
@@ -384,7 +392,7 @@ export class Runtime {
     });
     try {
       const parsed = parseMessage(text);
-      const input = await this.journalInput(store, sessionId, {
+      const input = await journalInput(store, sessionId, {
         ...options,
         text: parsed.kind === 'text' ? parsed.text : text,
         command: false,
@@ -519,9 +527,13 @@ export class Runtime {
     else await this.access.require(actor, 'admin', resources.all);
   }
 
-  /** Asks the live worker to stop. Returns the execution, or null when none was live. */
+  /**
+   * Asks the live worker to stop, and the session's monitors that are not persistent. Returns the
+   * execution, or null when none was live.
+   */
   async stop(sessionId: string): Promise<ExecutionRecord | null> {
     await this.requireSession(sessionId);
+    await this.monitors.stopWithSession(sessionId);
     const live = await this.liveExecution(sessionId);
     if (!live) return null;
     const stopping = await this.store.updateExecution(live.id, { state: 'stopping', now: Date.now() });
@@ -686,39 +698,6 @@ export class Runtime {
     return this.store.updateExecution(execution.id, { ...identity, now: Date.now() });
   }
 
-  /** Journals an input (`input.accepted`) once; the same message id and text is the same input. */
-  private async journalInput(
-    store: Store,
-    sessionId: string,
-    options: DispatchOptions,
-  ): Promise<InputRecord> {
-    const { input, created } = await store.addInput({
-      id: randomUUID(),
-      sessionId,
-      messageId: options.messageId ?? randomUUID(),
-      text: options.text,
-      now: Date.now(),
-    });
-    if (created) {
-      await store.appendEvents(
-        sessionId,
-        [
-          journalEntry({
-            type: 'input.accepted',
-            inputId: input.id,
-            messageId: input.messageId,
-            text: input.text,
-            ...(options.command ? { command: true } : {}),
-            ...(options.traceparent ? { traceparent: options.traceparent } : {}),
-            ...(options.source ? { source: options.source } : {}),
-          }),
-        ],
-        { now: Date.now() },
-      );
-    }
-    return input;
-  }
-
   /**
    * Every path that starts a worker passes here: the workers of this runtime get its env, which must
    * reach the session's provider. Throws `CredentialsMissingError`.
@@ -760,6 +739,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pollMs: options.pollMs ?? 50,
     ...(options.offline ? { offline: true } : {}),
     ...(options.peers ? { peers: options.peers } : {}),
+    ...(options.monitors ? { monitors: options.monitors } : {}),
   });
   await runtime.roles.ensureDefaults();
   await runtime.reconcile();

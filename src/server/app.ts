@@ -16,6 +16,7 @@ import { registerInteractionRoutes } from './http/interactions.js';
 import { registerMessageRoutes } from './http/messages.js';
 import { registerMetricsRoutes } from './http/metrics.js';
 import { registerOpenApiRoute } from './http/openapi.js';
+import { registerMonitorRoutes } from './http/monitors.js';
 import { registerPeerRoutes } from './http/peers.js';
 import { registerProviderRoutes } from './http/providers.js';
 import { registerRoleRoutes } from './http/roles.js';
@@ -128,6 +129,7 @@ export function createApp(options: AppOptions): Hono {
   registerGrantRoutes(app, context);
   registerBudgetRoutes(app, context);
   registerPeerRoutes(app, context);
+  registerMonitorRoutes(app, context);
   registerSeedRoutes(app, context);
   options.mountA2a?.(app);
   return app;

@@ -12,6 +12,7 @@ import { ExecutionJournal } from './execution-journal.js';
 import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { MonitorInbox } from './monitor-inbox.js';
 import { Recovery } from './recovery.js';
 import { launchConfig, type SessionLaunch } from './session-launch.js';
 import { TurnTracing } from './turn-tracing.js';
@@ -62,6 +63,7 @@ export class Worker {
   private readonly journal: ExecutionJournal;
   private readonly feed: InputFeed;
   private readonly interactions: InteractionBridge;
+  private readonly monitors: MonitorInbox;
   private recovery: Recovery | undefined;
   private tracing: TurnTracing | undefined;
   /** The verification loop, when the session runs a seed. */
@@ -104,6 +106,7 @@ export class Worker {
       },
       beforeCreate: async (toolUseId) => this.recovery?.awaitMirroredToolUse(toolUseId),
     });
+    this.monitors = new MonitorInbox({ store, sessionId });
     this.feed = new InputFeed({
       store,
       sessionId,
@@ -112,11 +115,15 @@ export class Worker {
       pollMs: this.pollMs,
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       nap: (ms) => this.waker.nap(ms),
-      busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0,
+      busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0 || this.monitors.running > 0,
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
       onTurnStart: async (inputId, turn) => this.tracing?.startTurn(inputId, turn),
       afterTurn: async () => this.seed?.afterTurn(),
+      gather: async () =>
+        this.monitors.collect().catch((error: unknown) => {
+          log(`monitors: ${error instanceof Error ? error.message : String(error)}`);
+        }),
     });
   }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { eventOf, type JournalRecord } from '../../journal/journal-event.js';
+import { monitorEventLine } from '../../monitor/monitor-lines.js';
 import { seedEventLine } from '../../seeds/seed-lines.js';
 import type { CliContext } from '../context.js';
 import { parseNonNegativeNumber } from '../options.js';
@@ -49,6 +50,12 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: C
     case 'seed.check':
     case 'seed.finished':
       context.stdout.write(`[${record.cursor}] ${seedEventLine(record)}\n`);
+      return;
+    case 'monitor.started':
+    case 'monitor.observation':
+    case 'monitor.stop_requested':
+    case 'monitor.stopped':
+      context.stdout.write(`[${record.cursor}] ${monitorEventLine(record)}\n`);
       return;
     case 'interaction.answered':
     case 'execution.started':

@@ -79,6 +79,10 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
     case 'seed.criterion':
     case 'seed.check':
     case 'seed.finished':
+    case 'monitor.started':
+    case 'monitor.observation':
+    case 'monitor.stop_requested':
+    case 'monitor.stopped':
       return;
     default:
       renderer.render(eventOf(record));

@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { version } from '../../version.js';
 import { errors, type Operation, type Schema } from './openapi-operation.js';
+import { monitorOperations } from './openapi-monitor-operations.js';
 import { orgOperations } from './openapi-org-operations.js';
 import { seedOperations } from './openapi-seed-operations.js';
 import { messageResultSchema } from './org-schemas.js';
@@ -328,7 +329,7 @@ export function openApiDocument(): Record<string, unknown> {
     ]),
   );
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...operations, ...orgOperations, ...seedOperations]) {
+  for (const operation of [...operations, ...orgOperations, ...seedOperations, ...monitorOperations]) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method] = operationObject(operation);
   }
