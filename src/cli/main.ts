@@ -5,6 +5,7 @@ import { registerApprovalCommands } from './commands/approvals.js';
 import { registerBudgetCommands } from './commands/budgets.js';
 import { registerChannelCommands } from './commands/channels.js';
 import { registerEvents } from './commands/events.js';
+import { registerGoalCommand } from './commands/goal.js';
 import { registerGrantCommands } from './commands/grants.js';
 import { registerMonitorCommands } from './commands/monitors.js';
 import { registerPeerCommands } from './commands/peers.js';
@@ -46,6 +47,7 @@ export function buildProgram(context: CliContext): Command {
   registerBudgetCommands(program, context);
   registerPeerCommands(program, context);
   registerMonitorCommands(program, context);
+  registerGoalCommand(program, context);
   registerSeedCommands(program, context);
   overrideExits(program);
   return program;

@@ -122,7 +122,22 @@ export type RuntimeEvent =
       spentUsd: number;
     }
   | SeedEvent
-  | MonitorEvent;
+  | MonitorEvent
+  | GoalEvent;
+
+/**
+ * Claude's own goal (`/goal`), as agentd reads it from claude's messages: claude keeps the goal;
+ * these records only say what it did (docs/decisions/0110-native-goal-evidence.md).
+ */
+export type GoalEvent =
+  /** claude took the goal ("Goal set: …"). */
+  | { type: 'goal.set'; condition: string }
+  /** claude's Stop hook judged the condition not yet met, and the turn went on ("Stop hook feedback"). */
+  | { type: 'goal.evaluated'; condition: string; met: false; reason: string }
+  /** A turn under the goal ended on its own: the Stop hook let it stop, and claude cleared the goal. */
+  | { type: 'goal.met'; condition: string }
+  /** The goal was cleared (`/goal clear`, or by claude after an error). */
+  | { type: 'goal.cleared'; condition: string | null };
 
 /** What the agent says of a criterion through its `report_progress` tool. */
 export type ReportedState = 'in_progress' | 'met' | 'blocked';

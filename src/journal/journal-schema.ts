@@ -193,6 +193,10 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     signal: z.string().nullable(),
     outputBytes: z.number(),
   }),
+  'goal.set': z.looseObject({ condition: z.string() }),
+  'goal.evaluated': z.looseObject({ condition: z.string(), met: z.literal(false), reason: z.string() }),
+  'goal.met': z.looseObject({ condition: z.string() }),
+  'goal.cleared': z.looseObject({ condition: z.string().nullable() }),
   'seed.started': z.looseObject({ seed: seedSchema, cwd: z.string() }),
   'seed.iteration': z.looseObject({
     iteration: z.number(),

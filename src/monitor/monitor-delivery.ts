@@ -37,7 +37,9 @@ export function monitorInputText(batch: PendingBatch): string {
   const omitted = batch.lines.length - kept.length;
   const parts = [label];
   if (omitted > 0)
-    parts.push(`(${omitted} earlier lines left out; agentd monitor events ${monitor.sessionId} ${monitor.id} has them all)`);
+    parts.push(
+      `(${omitted} earlier lines left out; agentd monitor events ${monitor.sessionId} ${monitor.id} has them all)`,
+    );
   parts.push(...kept);
   if (batch.ended) {
     const { reason, exitCode, signal } = batch.ended;

@@ -44,6 +44,8 @@ export class MonitorRunner {
   private writes: Promise<void> = Promise.resolve();
   private cursor = 0;
   private wakeWatch: (() => void) | undefined;
+  /** Wakes one at a time: two at once would both find no worker and both start one. */
+  private waking: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: MonitorRunnerOptions) {}
 
@@ -164,18 +166,20 @@ export class MonitorRunner {
     const lines = this.batch;
     this.batch = [];
     this.batchSize = 0;
-    void this.append({ type: 'monitor.observation', monitorId: this.options.spec.monitorId, lines }).then(() =>
-      this.wake(),
+    void this.append({ type: 'monitor.observation', monitorId: this.options.spec.monitorId, lines }).then(
+      () => this.wake(),
     );
   }
 
-  private async wake(): Promise<void> {
-    if (!this.options.wake) return;
-    try {
-      await this.options.wake();
-    } catch (error) {
-      this.options.log(`wake: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  private wake(): Promise<void> {
+    const { wake, log } = this.options;
+    if (!wake) return Promise.resolve();
+    this.waking = this.waking.then(() =>
+      wake().catch((error: unknown) =>
+        log(`wake: ${error instanceof Error ? error.message : String(error)}`),
+      ),
+    );
+    return this.waking;
   }
 
   /** Journal writes in order, one at a time; a failed one is logged, the next still tried. */

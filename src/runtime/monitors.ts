@@ -7,13 +7,13 @@ import { isRemote } from '../journal/process-identity.js';
 import { deliverPending, readLedger, reconcileMonitors, runnerAlive } from '../monitor/monitor-delivery.js';
 import type { MonitorLedger, MonitorView } from '../monitor/monitor-ledger.js';
 import type { MonitorRecord } from '../monitor/monitor-lines.js';
+import { spawnMonitorRunner } from '../monitor/monitor-spawn.js';
 import {
   defaultMonitorBatchMs,
   defaultMonitorDeadlineMs,
   defaultMonitorOutputLimit,
   type MonitorSpec,
 } from '../monitor/monitor-spec.js';
-import { spawnMonitorRunner } from '../monitor/monitor-spawn.js';
 import type { InputRecord, SessionRecord } from '../store/store.js';
 import { type Access, resources } from './access.js';
 import type { Runtime } from './runtime.js';

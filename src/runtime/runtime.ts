@@ -12,6 +12,7 @@ import { type InputSource, type JournalRecord, journalEntry } from '../journal/j
 import { journalInput } from '../journal/journal-input.js';
 import { openStore, storeUrlVariable } from '../journal/open-store.js';
 import { readJournal } from '../journal/read-journal.js';
+import type { MonitorView } from '../monitor/monitor-ledger.js';
 import { FileSkillStore } from '../skills/file-skill-store.js';
 import {
   type ExecutionRecord,
@@ -32,6 +33,7 @@ import { ChangeWaiter } from './change-waiter.js';
 import { Channels } from './channels.js';
 import { claudeExecutablePath } from './claude-executable.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
+import { currentGoal, type GoalView } from './goals.js';
 import { Grants } from './grants.js';
 import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
 import { type MonitorLimits, Monitors } from './monitors.js';
@@ -163,6 +165,16 @@ export interface SessionDetails {
   inputs: InputRecord[];
   live: ExecutionRecord | null;
   lastCursor: number;
+  /** Claude's own goal (`/goal`), as its journaled lifecycle tells it; null when none is set. */
+  goal: GoalView | null;
+  monitors: MonitorView[];
+}
+
+export interface GoalOptions extends ActorOptions {
+  /** The condition claude works towards; `clear` ends the goal. */
+  objective: string;
+  /** The client's message id; the same id and objective is the same input. @default a new UUID */
+  messageId?: string;
 }
 
 /** The working directory must exist before anything is recorded: a worker could not start in it. */
@@ -326,13 +338,18 @@ export class Runtime {
     if (typeof options.text !== 'string' || options.text.trim() === '')
       throw new InvalidInputError('text must not be empty');
     const parsed = parseMessage(options.text);
-    if (parsed.kind === 'command' && parsed.name !== 'compact')
+    if (parsed.kind === 'command' && parsed.name !== 'compact' && parsed.name !== 'goal')
       throw new InvalidInputError(`/${parsed.name} is a command, not an input: send it as a message`, {
         command: `/${parsed.name}`,
       });
     return this.journalAndDispatch(sessionId, {
       ...options,
-      text: parsed.kind === 'text' ? parsed.text : '/compact',
+      text:
+        parsed.kind === 'text'
+          ? parsed.text
+          : parsed.argument === undefined
+            ? `/${parsed.name}`
+            : `/${parsed.name} ${parsed.argument}`,
       command: parsed.kind === 'command',
     });
   }
@@ -355,6 +372,20 @@ export class Runtime {
     const input = await journalInput(this.store, sessionId, options);
     if (input.state === 'accepted') await this.ensureWorker(sessionId);
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
+  }
+
+  /**
+   * Sends claude's own `/goal OBJECTIVE` (or `/goal clear`) through the command protocol: claude
+   * keeps the goal and works until its Stop hook finds the condition met; the journal records what
+   * it did (`goal.*`) and `getSession` shows the current goal.
+   */
+  async goal(sessionId: string, options: GoalOptions): Promise<InputRecord> {
+    if (typeof options.objective !== 'string' || options.objective.trim() === '')
+      throw new InvalidInputError('objective must not be empty');
+    return this.send(sessionId, {
+      text: `/goal ${options.objective.trim()}`,
+      ...(options.messageId ? { messageId: options.messageId } : {}),
+    });
   }
 
   /** What `/status` shows: the worker, waiting inputs, pending approvals, spend and any limit reached. */
@@ -592,12 +623,16 @@ export class Runtime {
     const session = await this.requireSession(sessionId);
     await this.supervisor.reconcile(sessionId);
     const executions = await this.store.listExecutions(sessionId);
+    const journal: JournalRecord[] = [];
+    for await (const record of this.events(sessionId)) journal.push(record);
     return {
       session,
       executions,
       inputs: await this.store.listInputs(sessionId),
       live: executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null,
-      lastCursor: await this.store.lastCursor(sessionId),
+      lastCursor: journal.at(-1)?.cursor ?? 0,
+      goal: currentGoal(journal),
+      monitors: await this.monitors.list(sessionId),
     };
   }
 

@@ -9,6 +9,7 @@ import type { SessionRecord, Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { ControlLoop } from './control-loop.js';
 import { ExecutionJournal } from './execution-journal.js';
+import { GoalWatcher } from './goal-watcher.js';
 import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -64,6 +65,7 @@ export class Worker {
   private readonly feed: InputFeed;
   private readonly interactions: InteractionBridge;
   private readonly monitors: MonitorInbox;
+  private readonly goals = new GoalWatcher();
   private recovery: Recovery | undefined;
   private tracing: TurnTracing | undefined;
   /** The verification loop, when the session runs a seed. */
@@ -262,7 +264,7 @@ export class Worker {
       this.recovery.nativeSessionId = event.sessionId;
       await this.journal.nativeSession(event.sessionId);
     }
-    await this.journal.append([event]);
+    await this.journal.append([event, ...this.goals.observe(event)]);
     // agent.error is final: the backend retries before it gives up.
     if (event.type === 'agent.error') await this.journal.markUndelivered();
     // A turn the agent ran on its own, between inputs, settles here; the feed settles the others.

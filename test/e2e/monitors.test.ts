@@ -76,7 +76,12 @@ describe('monitors', () => {
     const monitor = await h.runtime.monitors.start(sessionId, {
       command: "printf 'build step one\\nbuild step two\\n'; sleep 0.5; echo build done; exit 3",
     });
-    expect(monitor).toMatchObject({ state: 'running', cwd: h.cwd, permissionMode: 'default', persistent: false });
+    expect(monitor).toMatchObject({
+      state: 'running',
+      cwd: h.cwd,
+      permissionMode: 'default',
+      persistent: false,
+    });
     expect(monitor.deadlineAt).toBeGreaterThan(Date.now() + 9 * 60_000);
     const stopped = await ended(sessionId, monitor.id);
     expect(stopped).toMatchObject({ reason: 'exited', exitCode: 3, lines: 3 });
@@ -89,9 +94,15 @@ describe('monitors', () => {
     const journal = await readJournal(h.runtime, sessionId);
     const observations = journal.filter(isEvent('monitor.observation'));
     expect(observations[0] && dataOf(observations[0]).lines).toEqual(['build step one', 'build step two']);
-    const inputs = await monitorInputs(sessionId);
-    expect(inputs.length).toBeGreaterThanOrEqual(1);
-    expect(inputs[0]!.data.source).toMatchObject({ kind: 'monitor', monitorId: monitor.id, permissionMode: 'default' });
+    const inputs = await waitFor(async () => {
+      const found = await monitorInputs(sessionId);
+      return found.length > 0 ? found : null;
+    });
+    expect(inputs[0]!.data.source).toMatchObject({
+      kind: 'monitor',
+      monitorId: monitor.id,
+      permissionMode: 'default',
+    });
     await waitFor(
       async () =>
         (await h.runtime.listInputs(sessionId))
@@ -99,10 +110,14 @@ describe('monitors', () => {
           .every((input) => input.state === 'delivered'),
       { what: 'the monitor inputs delivered' },
     );
-    const allText = inputs.map((input) => input.data.text).join('\n');
-    expect(allText).toContain(`[monitor ${monitor.id} ended: exited, exit code 3]`);
+    // How it ended reaches the agent too.
+    await waitFor(() => askedWith(`[monitor ${monitor.id} ended: exited, exit code 3]`), {
+      what: 'the model to hear how the monitor ended',
+    });
     // Each line reached the model once.
-    expect(h.model.conversationRequests().filter((request) => lastUserText(request).includes('build step two'))).toHaveLength(1);
+    expect(
+      h.model.conversationRequests().filter((request) => lastUserText(request).includes('build step two')),
+    ).toHaveLength(1);
 
     const listed = await runCli(['monitor', 'list', sessionId, '--json', '--data-dir', h.dataDir], h.env);
     expect(listed.code).toBe(0);
@@ -167,7 +182,9 @@ describe('monitors', () => {
     expect(persistent.deadlineAt).toBeNull();
     const execution = await h.runtime.stop(sessionId);
     expect(execution).not.toBeNull();
-    await waitFor(async () => (await h.runtime.liveExecution(sessionId)) === null, { what: 'the worker to stop' });
+    await waitFor(async () => (await h.runtime.liveExecution(sessionId)) === null, {
+      what: 'the worker to stop',
+    });
     expect(await ended(sessionId, plain.id)).toMatchObject({ reason: 'session_stopped' });
     const stoppedAt = await h.runtime.lastCursor(sessionId);
     // Output made while no worker runs is journaled and waits.
@@ -197,10 +214,17 @@ describe('monitors', () => {
 
   it('a running monitor holds off the idle timeout; after it ends the worker idles out', async () => {
     // Workers this runtime starts get its environment: a short idle timeout.
-    const quick = await createRuntime({ dataDir: h.dataDir, env: { ...h.env, AGENTD_IDLE_TIMEOUT_MS: '1500' } });
-    const sessionId = await settledSession('wait for the late line', quick);
+    const quick = await createRuntime({
+      dataDir: h.dataDir,
+      env: { ...h.env, AGENTD_IDLE_TIMEOUT_MS: '1500' },
+    });
+    // The monitor runs before the worker starts, so the first idle period already has it.
+    const { session } = await quick.createSession({ cwd: h.cwd });
+    const sessionId = session.id;
+    const monitor = await quick.monitors.start(sessionId, { command: 'sleep 8; echo the late line' });
+    await quick.send(sessionId, { text: 'wait for it' });
+    await readUntil(quick, sessionId, isEvent('work.settled'));
     const [execution] = await quick.listExecutions(sessionId);
-    const monitor = await quick.monitors.start(sessionId, { command: 'sleep 5; echo the late line' });
     // Well past the idle timeout, the worker is still there, and gets the line.
     await waitFor(() => askedWith('the late line'), { what: 'the late line delivered', timeoutMs: 40_000 });
     const journal = await readJournal(quick, sessionId);
@@ -224,7 +248,19 @@ describe('monitors', () => {
 
     const { session: woken } = await h.runtime.createSession({ cwd: h.cwd });
     const started = await runCli(
-      ['monitor', 'start', woken.id, '--wake', '--deadline', '20s', '--data-dir', h.dataDir, '--', 'sleep 0.5; echo', 'wake up now'],
+      [
+        'monitor',
+        'start',
+        woken.id,
+        '--wake',
+        '--deadline',
+        '20s',
+        '--data-dir',
+        h.dataDir,
+        '--',
+        'sleep 0.5; echo',
+        'wake up now',
+      ],
       h.env,
     );
     expect(started.code, started.stderr).toBe(0);
@@ -271,10 +307,16 @@ describe('monitors', () => {
 
     const second = serve();
     const secondUrl = await urlOf(second.lines);
-    const found = (await (await fetch(`${secondUrl}/v1/sessions/${sessionId}/monitors/${monitor.id}`)).json()) as {
+    const found = (await (
+      await fetch(`${secondUrl}/v1/sessions/${sessionId}/monitors/${monitor.id}`)
+    ).json()) as {
       monitor: MonitorView;
     };
-    expect(found.monitor).toMatchObject({ state: 'running', pid: monitor.pid, processStartTime: monitor.processStartTime });
+    expect(found.monitor).toMatchObject({
+      state: 'running',
+      pid: monitor.pid,
+      processStartTime: monitor.processStartTime,
+    });
     await waitFor(
       async () =>
         (await readJournal(h.runtime, sessionId)).some(
@@ -290,7 +332,9 @@ describe('monitors', () => {
       reason: 'stopped',
     });
     expect(isRunning(monitor.commandPid)).toBe(false);
-    const spec = (await (await fetch(`${secondUrl}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const spec = (await (await fetch(`${secondUrl}/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
     expect(Object.keys(spec.paths)).toContain('/v1/sessions/{id}/monitors/{monitor}/stop');
   });
 

@@ -57,6 +57,16 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: C
     case 'monitor.stopped':
       context.stdout.write(`[${record.cursor}] ${monitorEventLine(record)}\n`);
       return;
+    case 'goal.set':
+    case 'goal.met':
+      context.stdout.write(`[${record.cursor}] ${record.type}: ${record.data.condition}\n`);
+      return;
+    case 'goal.evaluated':
+      context.stdout.write(`[${record.cursor}] goal not met yet: ${record.data.reason}\n`);
+      return;
+    case 'goal.cleared':
+      context.stdout.write(`[${record.cursor}] goal.cleared\n`);
+      return;
     case 'interaction.answered':
     case 'execution.started':
     case 'work.settled':

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { monitorEventLine } from '../../monitor/monitor-lines.js';
 import type { MonitorView } from '../../monitor/monitor-ledger.js';
+import { monitorEventLine } from '../../monitor/monitor-lines.js';
 import type { CliContext } from '../context.js';
 import {
   actorOf,
@@ -45,7 +45,9 @@ export function registerMonitorCommands(program: Command, context: CliContext): 
   addRuntimeOptions(
     monitor
       .command('start')
-      .description("start a monitor in the session's working directory: agentd monitor start SESSION -- COMMAND")
+      .description(
+        "start a monitor in the session's working directory: agentd monitor start SESSION -- COMMAND",
+      )
       .argument('<session>', 'session id')
       .argument('<command...>', 'the shell command (after --)')
       .option('--deadline <duration>', 'stop it after this long (90s, 10m, 1h); default 10m', parseDuration)
@@ -103,7 +105,10 @@ export function registerMonitorCommands(program: Command, context: CliContext): 
       printLine(context, summary(shown));
       printLine(context, `cwd       ${shown.cwd}`);
       printLine(context, `runner    pid ${shown.pid}, command group ${shown.commandPid}`);
-      printLine(context, `deadline  ${shown.deadlineAt === null ? 'none' : new Date(shown.deadlineAt).toISOString()}`);
+      printLine(
+        context,
+        `deadline  ${shown.deadlineAt === null ? 'none' : new Date(shown.deadlineAt).toISOString()}`,
+      );
       printLine(context, `mode      ${shown.permissionMode}${shown.wake ? ', wakes the session' : ''}`);
       printLine(context, `stderr    ${shown.stderrLog}`);
     });

@@ -83,6 +83,10 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer): void {
     case 'monitor.observation':
     case 'monitor.stop_requested':
     case 'monitor.stopped':
+    case 'goal.set':
+    case 'goal.evaluated':
+    case 'goal.met':
+    case 'goal.cleared':
       return;
     default:
       renderer.render(eventOf(record));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { named } from './schemas.js';
+import { inputSchema, named } from './schemas.js';
 
 export const monitorStartBodySchema = named(
   'MonitorStartRequest',
@@ -59,3 +59,12 @@ export const monitorEventsSchema = named(
     ),
   }),
 );
+
+export const goalBodySchema = named(
+  'GoalRequest',
+  z.strictObject({
+    objective: z.string().min(1).describe('the condition claude works towards, or clear'),
+    messageId: z.string().min(1).max(200).optional(),
+  }),
+);
+export const goalResponseSchema = named('GoalResponse', z.object({ input: inputSchema }));

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { principalOf } from './auth.js';
 import type { RouteContext } from './context.js';
-import { monitorStartBodySchema } from './monitor-schemas.js';
+import { goalBodySchema, monitorStartBodySchema } from './monitor-schemas.js';
 import { readJson } from './validate.js';
 
 export function registerMonitorRoutes(app: Hono, context: RouteContext): void {
@@ -11,6 +11,12 @@ export function registerMonitorRoutes(app: Hono, context: RouteContext): void {
     const body = await readJson(c, monitorStartBodySchema);
     const monitor = await runtime.monitors.start(c.req.param('id'), { ...body, actor: principalOf(c) });
     return c.json({ monitor }, 201);
+  });
+
+  /** Claude's own /goal, through the command protocol. */
+  app.post('/v1/sessions/:id/goal', async (c) => {
+    const body = await readJson(c, goalBodySchema);
+    return c.json({ input: await runtime.goal(c.req.param('id'), { ...body, actor: principalOf(c) }) }, 202);
   });
 
   app.get('/v1/sessions/:id/monitors', async (c) =>

@@ -1,12 +1,30 @@
-import { monitorEventsSchema, monitorListSchema, monitorResponseSchema, monitorStartBodySchema } from './monitor-schemas.js';
+import {
+  goalBodySchema,
+  goalResponseSchema,
+  monitorEventsSchema,
+  monitorListSchema,
+  monitorResponseSchema,
+  monitorStartBodySchema,
+} from './monitor-schemas.js';
 import { errors, type Operation } from './openapi-operation.js';
 
 export const monitorOperations: Operation[] = [
   {
     method: 'post',
+    path: '/v1/sessions/{id}/goal',
+    summary: "Send claude's own /goal (or /goal clear); GET /v1/sessions/{id} shows the current goal",
+    tag: 'goals',
+    body: goalBodySchema,
+    responses: {
+      202: { description: 'the /goal input', schema: goalResponseSchema },
+      ...errors(400, 401, 404, 409, 413, 503),
+    },
+  },
+  {
+    method: 'post',
     path: '/v1/sessions/{id}/monitors',
     summary:
-      "Start a monitor: a detached command whose stdout lines reach the session between turns (takes admin)",
+      'Start a monitor: a detached command whose stdout lines reach the session between turns (takes admin)',
     tag: 'monitors',
     body: monitorStartBodySchema,
     responses: {

@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { version } from '../../version.js';
-import { errors, type Operation, type Schema } from './openapi-operation.js';
 import { monitorOperations } from './openapi-monitor-operations.js';
+import { errors, type Operation, type Schema } from './openapi-operation.js';
 import { orgOperations } from './openapi-org-operations.js';
 import { seedOperations } from './openapi-seed-operations.js';
 import { messageResultSchema } from './org-schemas.js';

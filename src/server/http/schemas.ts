@@ -170,6 +170,18 @@ export const sessionDetailsSchema = named(
     inputs: z.array(inputSchema),
     live: executionSchema.nullable(),
     lastCursor: z.number().int(),
+    goal: z
+      .object({
+        condition: z.string(),
+        state: z.enum(['active', 'met']),
+        setAt: z.number(),
+        evaluations: z.number(),
+        lastReason: z.string().nullable(),
+        metAt: z.number().nullable(),
+      })
+      .nullable()
+      .describe("claude's own goal (/goal), as its journaled lifecycle tells it"),
+    monitors: z.array(z.record(z.string(), z.unknown())).describe("the session's monitors (see Monitor)"),
   }),
 );
 
