@@ -165,6 +165,8 @@ export function renderCommand(result: Exclude<MessageResult, { kind: 'input' }>)
       };
     case 'compact':
       return { text: 'Compacting the session.' };
+    case 'goal':
+      return { text: 'Goal sent to claude.' };
     case 'pending':
       return {
         text:

@@ -5,7 +5,9 @@ import { registerApprovalCommands } from './commands/approvals.js';
 import { registerBudgetCommands } from './commands/budgets.js';
 import { registerChannelCommands } from './commands/channels.js';
 import { registerEvents } from './commands/events.js';
+import { registerGoalCommand } from './commands/goal.js';
 import { registerGrantCommands } from './commands/grants.js';
+import { registerMonitorCommands } from './commands/monitors.js';
 import { registerPeerCommands } from './commands/peers.js';
 import { registerPrincipalCommands } from './commands/principals.js';
 import { registerProviderCommands } from './commands/providers.js';
@@ -46,6 +48,8 @@ export function buildProgram(context: CliContext): Command {
   registerPrincipalCommands(program, context);
   registerBudgetCommands(program, context);
   registerPeerCommands(program, context);
+  registerMonitorCommands(program, context);
+  registerGoalCommand(program, context);
   registerSeedCommands(program, context);
   registerScheduleCommands(program, context);
   registerWebhookCommands(program, context);

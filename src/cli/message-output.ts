@@ -29,6 +29,8 @@ function messageLines(result: MessageResult, suffix: string): string[] {
   switch (result.command) {
     case 'compact':
       return [`${result.input.messageId} ${result.input.state} (/compact)${suffix}`];
+    case 'goal':
+      return [`${result.input.messageId} ${result.input.state} (/goal)${suffix}`];
     case 'help':
       return [
         'commands (start with // to send text that begins with /):',

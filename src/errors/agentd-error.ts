@@ -189,3 +189,10 @@ export class SkillTargetExistsError extends AgentdError {
     super({ code: 'skill_target_exists', message, details });
   }
 }
+
+/** A monitor's runner did not start (or did not say so in time): a fault of this host, not of the request. */
+export class MonitorStartError extends AgentdError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super({ code: 'monitor_failed', message, details });
+  }
+}

@@ -8,6 +8,7 @@ export {
   InvalidInputError,
   JournalCorruptError,
   LeaseLostError,
+  MonitorStartError,
   NotFoundError,
   PeerLimitError,
   PeerRefusedError,

@@ -14,6 +14,66 @@ export interface PeerSource {
 /** The `reason` of the `execution.stopped` of a worker that left after its idle timeout. */
 export const idleTimeoutReason = 'idle timeout';
 
+/** A batch of a monitor's output, as the session records the input that delivers it. */
+export interface MonitorSource {
+  kind: 'monitor';
+  monitorId: string;
+  /** The session's permission mode when the monitor was started. */
+  permissionMode: string;
+  /** The batch holds the monitor's observations from this cursor on… */
+  fromCursor: number;
+  /** …up to and including this one. */
+  throughCursor: number;
+}
+
+/** Where an input came from when not from a client of the session. */
+export type InputSource = PeerSource | MonitorSource;
+
+/** Why a monitor ended. `lost`: its runner process died without saying (found by PID and start time). */
+export type MonitorStopReason =
+  | 'exited'
+  | 'deadline'
+  | 'stopped'
+  | 'session_stopped'
+  | 'output_limit'
+  | 'lost';
+
+/** A monitor's life in its session's journal (src/monitor): the journal is its only record. */
+export type MonitorEvent =
+  | {
+      type: 'monitor.started';
+      monitorId: string;
+      command: string;
+      cwd: string;
+      persistent: boolean;
+      wake: boolean;
+      /** When the deadline passes (ms since the epoch); null for a persistent monitor. */
+      deadlineAt: number | null;
+      permissionMode: string;
+      /** The runner process that journals the output: how the monitor is found again. */
+      pid: number;
+      processStartTime: string | null;
+      /** The command's process group (its shell's PID) and that shell's start time. */
+      commandPid: number;
+      commandStartTime: string | null;
+      /** Where the command's stderr goes. */
+      stderrLog: string;
+    }
+  /** Lines of the command's stdout that arrived together. */
+  | { type: 'monitor.observation'; monitorId: string; lines: string[] }
+  /** Someone asked the monitor to stop; its runner ends the command and journals `monitor.stopped`. */
+  | { type: 'monitor.stop_requested'; monitorId: string; reason: 'stopped' | 'session_stopped' }
+  | {
+      type: 'monitor.stopped';
+      monitorId: string;
+      reason: MonitorStopReason;
+      /** The command's exit code, null when a signal ended it or it was never seen to end. */
+      exitCode: number | null;
+      signal: string | null;
+      /** Bytes of stdout read. */
+      outputBytes: number;
+    };
+
 /**
  * Events that agentd itself writes to a session's journal, beside the backend's `AgentEvent`s
  * (which are journaled under their own `type`, with the native message kept in `raw`).
@@ -27,8 +87,8 @@ export type RuntimeEvent =
       /** True for `/compact`: the agent gets it as its command; any other text is plain text. */
       command?: boolean;
       traceparent?: string;
-      /** Where the input came from when not from a client of the session: another session. */
-      source?: PeerSource;
+      /** Where the input came from when not from a client of the session: another session, a monitor. */
+      source?: InputSource;
       /** It arrived mid-turn and interrupted that turn (`interrupt`), or rolled it back (`rollback`). */
       ifBusy?: 'interrupt' | 'rollback';
     }
@@ -112,7 +172,23 @@ export type RuntimeEvent =
       missed: number;
       messageId: string;
     }
-  | SeedEvent;
+  | SeedEvent
+  | MonitorEvent
+  | GoalEvent;
+
+/**
+ * Claude's own goal (`/goal`), as agentd reads it from claude's messages: claude keeps the goal;
+ * these records only say what it did (docs/decisions/0110-native-goal-evidence.md).
+ */
+export type GoalEvent =
+  /** claude took the goal ("Goal set: …"). */
+  | { type: 'goal.set'; condition: string }
+  /** claude's Stop hook judged the condition not yet met, and the turn went on ("Stop hook feedback"). */
+  | { type: 'goal.evaluated'; condition: string; met: false; reason: string }
+  /** A turn under the goal ended on its own: the Stop hook let it stop, and claude cleared the goal. */
+  | { type: 'goal.met'; condition: string }
+  /** The goal was cleared (`/goal clear`, or by claude after an error). */
+  | { type: 'goal.cleared'; condition: string | null };
 
 /** What the agent says of a criterion through its `report_progress` tool. */
 export type ReportedState = 'in_progress' | 'met' | 'blocked';

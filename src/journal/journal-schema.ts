@@ -126,12 +126,21 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     traceparent: z.string().optional(),
     ifBusy: z.enum(['interrupt', 'rollback']).optional(),
     source: z
-      .object({
-        kind: z.literal('peer'),
-        sessionId: z.string(),
-        role: z.string().nullable(),
-        permissionMode: z.string(),
-      })
+      .discriminatedUnion('kind', [
+        z.object({
+          kind: z.literal('peer'),
+          sessionId: z.string(),
+          role: z.string().nullable(),
+          permissionMode: z.string(),
+        }),
+        z.object({
+          kind: z.literal('monitor'),
+          monitorId: z.string(),
+          permissionMode: z.string(),
+          fromCursor: z.number(),
+          throughCursor: z.number(),
+        }),
+      ])
       .optional(),
   }),
   'execution.started': z.looseObject({ executionId: z.string(), epoch: z.number(), pid: z.number() }),
@@ -191,6 +200,36 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     missed: z.number(),
     messageId: z.string(),
   }),
+  'monitor.started': z.looseObject({
+    monitorId: z.string(),
+    command: z.string(),
+    cwd: z.string(),
+    persistent: z.boolean(),
+    wake: z.boolean(),
+    deadlineAt: z.number().nullable(),
+    permissionMode: z.string(),
+    pid: z.number(),
+    processStartTime: z.string().nullable(),
+    commandPid: z.number(),
+    commandStartTime: z.string().nullable(),
+    stderrLog: z.string(),
+  }),
+  'monitor.observation': z.looseObject({ monitorId: z.string(), lines: z.array(z.string()) }),
+  'monitor.stop_requested': z.looseObject({
+    monitorId: z.string(),
+    reason: z.enum(['stopped', 'session_stopped']),
+  }),
+  'monitor.stopped': z.looseObject({
+    monitorId: z.string(),
+    reason: z.enum(['exited', 'deadline', 'stopped', 'session_stopped', 'output_limit', 'lost']),
+    exitCode: z.number().nullable(),
+    signal: z.string().nullable(),
+    outputBytes: z.number(),
+  }),
+  'goal.set': z.looseObject({ condition: z.string() }),
+  'goal.evaluated': z.looseObject({ condition: z.string(), met: z.literal(false), reason: z.string() }),
+  'goal.met': z.looseObject({ condition: z.string() }),
+  'goal.cleared': z.looseObject({ condition: z.string().nullable() }),
   'seed.started': z.looseObject({ seed: seedSchema, cwd: z.string() }),
   'seed.iteration': z.looseObject({
     iteration: z.number(),

@@ -19,6 +19,7 @@ export interface SessionStatus {
 
 export type CommandResult =
   | { command: 'compact'; input: InputRecord }
+  | { command: 'goal'; input: InputRecord }
   | { command: 'stop'; execution: ExecutionRecord | null }
   | { command: 'status'; status: SessionStatus | null }
   | { command: 'new'; archived: SessionRecord | null }
@@ -67,12 +68,12 @@ export async function handleMessage(
     const input = await runtime.journalAndDispatch(target.id, sendOptions(parsed.text, false));
     return { kind: 'input', session: target, input };
   }
-  return { kind: 'command', ...(await runCommand(runtime, parsed.name, session, options, sendOptions)) };
+  return { kind: 'command', ...(await runCommand(runtime, parsed, session, options, sendOptions)) };
 }
 
 async function runCommand(
   runtime: Runtime,
-  name: SlashCommandName,
+  { name, argument }: { name: SlashCommandName; argument?: string },
   session: SessionRecord | null,
   options: { ensureSession?: () => Promise<SessionRecord> },
   sendOptions: (
@@ -96,6 +97,13 @@ async function runCommand(
       if (!target) throw new Error('handleMessage: /compact needs a session');
       const input = await runtime.journalAndDispatch(target.id, sendOptions('/compact', true));
       return { command: 'compact', session: target, input };
+    }
+    case 'goal': {
+      // Claude's own /goal, sent exactly like /compact: claude keeps the goal, agentd journals it.
+      const target = session ?? (await options.ensureSession?.());
+      if (!target) throw new Error('handleMessage: /goal needs a session');
+      const input = await runtime.journalAndDispatch(target.id, sendOptions(`/goal ${argument ?? ''}`, true));
+      return { command: 'goal', session: target, input };
     }
     case 'stop':
       return { command: 'stop', session, execution: session ? await runtime.stop(session.id) : null };

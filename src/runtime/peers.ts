@@ -188,7 +188,12 @@ export class Peers {
     let exchanges = 0;
     for (const record of journal) {
       if (record.type === 'input.accepted' && !record.data.source) exchanges = 0;
-      else if (record.type === 'input.accepted' && record.data.source?.sessionId === to.id) exchanges += 1;
+      else if (
+        record.type === 'input.accepted' &&
+        record.data.source?.kind === 'peer' &&
+        record.data.source.sessionId === to.id
+      )
+        exchanges += 1;
       else if (record.type === 'peer.sent' && record.data.to === to.id) exchanges += 1;
     }
     if (exchanges >= this.perThread)

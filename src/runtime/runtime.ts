@@ -1,18 +1,19 @@
-import { backendOf } from '../backends/session-spec.js';
-import type { BackendName } from '../backends/agent-backend.js';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentBackend } from '../backends/agent-backend.js';
+import type { AgentBackend, BackendName } from '../backends/agent-backend.js';
+import { backendOf } from '../backends/session-spec.js';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { checkProvider } from '../config/provider-env.js';
 import { InvalidInputError, NotFoundError, StateError } from '../errors/index.js';
 import { type DataPaths, ensureDataDir, resolveDataDir } from '../journal/data-dir.js';
-import { type JournalRecord, journalEntry, type PeerSource } from '../journal/journal-event.js';
+import { type InputSource, type JournalRecord, journalEntry } from '../journal/journal-event.js';
+import { journalInput } from '../journal/journal-input.js';
 import { openStore, storeUrlVariable } from '../journal/open-store.js';
 import { readJournal, toJournalRecord } from '../journal/read-journal.js';
+import type { MonitorView } from '../monitor/monitor-ledger.js';
 import { FileSkillStore } from '../skills/file-skill-store.js';
 import {
   type ExecutionRecord,
@@ -41,9 +42,11 @@ import {
   sessionIfBusy,
 } from './double-texting.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
+import { currentGoal, type GoalView } from './goals.js';
 import { Grants } from './grants.js';
 import { isHibernated, lastEventOf } from './hibernation.js';
 import { handleMessage, type MessageResult, type SessionStatus } from './messages.js';
+import { type MonitorLimits, Monitors } from './monitors.js';
 import { type PeerLimits, Peers } from './peers.js';
 import { PermissionRules } from './permission-rules.js';
 import type { PreparedRun } from './prepared-run.js';
@@ -97,6 +100,8 @@ export interface RuntimeOptions {
   warmPool?: number;
   /** What schedules and webhook retries read the time from (tests move it). @default Date.now */
   clock?: () => number;
+  /** Limits of monitors' output. */
+  monitors?: MonitorLimits;
 }
 
 export interface CreateSessionOptions extends ActorOptions {
@@ -159,8 +164,8 @@ export interface SendOptions extends ActorOptions {
 export interface DispatchOptions extends Omit<SendOptions, 'actor'> {
   /** True for `/compact`: sent to the agent as its command, not as text. */
   command: boolean;
-  /** The session a peer message came from. */
-  source?: PeerSource;
+  /** The session a peer message came from, or the monitor whose output it is. */
+  source?: InputSource;
 }
 
 export interface RunHereOptions extends SendOptions {
@@ -199,6 +204,16 @@ export interface SessionDetails {
    * session (a worker started, the native session resumed).
    */
   hibernated: boolean;
+  /** Claude's own goal (`/goal`), as its journaled lifecycle tells it; null when none is set. */
+  goal: GoalView | null;
+  monitors: MonitorView[];
+}
+
+export interface GoalOptions extends ActorOptions {
+  /** The condition claude works towards; `clear` ends the goal. */
+  objective: string;
+  /** The client's message id; the same id and objective is the same input. @default a new UUID */
+  messageId?: string;
 }
 
 /** The working directory must exist before anything is recorded: a worker could not start in it. */
@@ -241,6 +256,8 @@ export class Runtime {
   readonly budgets: Budgets;
   /** Messages between sessions. */
   readonly peers: Peers;
+  /** Detached commands whose output reaches their session between turns. */
+  readonly monitors: Monitors;
   /** Goals with acceptance criteria, verified by agentd. */
   readonly seeds: Seeds;
   /** Cron schedules that start sessions or send to channels. */
@@ -269,6 +286,7 @@ export class Runtime {
     peers?: PeerLimits;
     warmPool?: number;
     clock?: () => number;
+    monitors?: MonitorLimits;
   }) {
     this.store = options.store;
     this.paths = options.paths;
@@ -294,6 +312,7 @@ export class Runtime {
     this.grants = new Grants(context, this.access);
     this.budgets = new Budgets(context, this.access, () => this.resumeWaiting());
     this.peers = new Peers(this, context, this.access, options.peers);
+    this.monitors = new Monitors(this, context, this.access, options.monitors);
     this.seeds = new Seeds(this);
     this.rules = new PermissionRules(context, this.access);
     this.clock = options.clock ?? Date.now;
@@ -431,13 +450,18 @@ export class Runtime {
     if (typeof options.text !== 'string' || options.text.trim() === '')
       throw new InvalidInputError('text must not be empty');
     const parsed = parseMessage(options.text);
-    if (parsed.kind === 'command' && parsed.name !== 'compact')
+    if (parsed.kind === 'command' && parsed.name !== 'compact' && parsed.name !== 'goal')
       throw new InvalidInputError(`/${parsed.name} is a command, not an input: send it as a message`, {
         command: `/${parsed.name}`,
       });
     return this.journalAndDispatch(sessionId, {
       ...options,
-      text: parsed.kind === 'text' ? parsed.text : '/compact',
+      text:
+        parsed.kind === 'text'
+          ? parsed.text
+          : parsed.argument === undefined
+            ? `/${parsed.name}`
+            : `/${parsed.name} ${parsed.argument}`,
       command: parsed.kind === 'command',
     });
   }
@@ -463,7 +487,7 @@ export class Runtime {
     const busy = existing || ifBusy === 'enqueue' ? null : await busyState(this.store, sessionId, live);
     if (busy && ifBusy === 'reject') throw busyError(sessionId, busy);
     const cuts = busy?.turn && (ifBusy === 'interrupt' || ifBusy === 'rollback') ? busy.turn : null;
-    const input = await this.journalInput(this.store, sessionId, {
+    const input = await journalInput(this.store, sessionId, {
       ...options,
       ...(cuts ? { ifBusy } : { ifBusy: 'enqueue' }),
     });
@@ -496,6 +520,20 @@ export class Runtime {
     if ((parseIfBusy(ifBusy) ?? sessionIfBusy(session)) !== 'reject') return;
     const busy = await busyState(this.store, sessionId, await this.liveExecution(sessionId));
     if (busy) throw busyError(sessionId, busy);
+  }
+
+  /**
+   * Sends claude's own `/goal OBJECTIVE` (or `/goal clear`) through the command protocol: claude
+   * keeps the goal and works until its Stop hook finds the condition met; the journal records what
+   * it did (`goal.*`) and `getSession` shows the current goal.
+   */
+  async goal(sessionId: string, options: GoalOptions): Promise<InputRecord> {
+    if (typeof options.objective !== 'string' || options.objective.trim() === '')
+      throw new InvalidInputError('objective must not be empty');
+    return this.send(sessionId, {
+      text: `/goal ${options.objective.trim()}`,
+      ...(options.messageId ? { messageId: options.messageId } : {}),
+    });
   }
 
   /** What `/status` shows: the worker, waiting inputs, pending approvals, spend and any limit reached. */
@@ -533,7 +571,7 @@ export class Runtime {
     });
     try {
       const parsed = parseMessage(text);
-      const input = await this.journalInput(store, sessionId, {
+      const input = await journalInput(store, sessionId, {
         ...options,
         text: parsed.kind === 'text' ? parsed.text : text,
         command: false,
@@ -681,9 +719,13 @@ export class Runtime {
     else await this.access.require(actor, 'admin', resources.all);
   }
 
-  /** Asks the live worker to stop. Returns the execution, or null when none was live. */
+  /**
+   * Asks the live worker to stop, and the session's monitors that are not persistent. Returns the
+   * execution, or null when none was live.
+   */
   async stop(sessionId: string): Promise<ExecutionRecord | null> {
     await this.requireSession(sessionId);
+    await this.monitors.stopWithSession(sessionId);
     const live = await this.liveExecution(sessionId);
     if (!live) return null;
     const stopping = await this.store.updateExecution(live.id, { state: 'stopping', now: Date.now() });
@@ -744,6 +786,8 @@ export class Runtime {
     const executions = await this.store.listExecutions(sessionId);
     const live = executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null;
     const lastCursor = await this.store.lastCursor(sessionId);
+    const journal: JournalRecord[] = [];
+    for await (const record of this.events(sessionId)) journal.push(record);
     return {
       session,
       executions,
@@ -751,6 +795,8 @@ export class Runtime {
       live,
       lastCursor,
       hibernated: isHibernated(session, live, await lastEventOf(this.store, sessionId, lastCursor)),
+      goal: currentGoal(journal),
+      monitors: await this.monitors.list(sessionId),
     };
   }
 
@@ -902,35 +948,6 @@ export class Runtime {
     return null;
   }
 
-  /** Journals an input (`input.accepted`) once; the same message id and text is the same input. */
-  private async journalInput(
-    store: Store,
-    sessionId: string,
-    options: DispatchOptions,
-  ): Promise<InputRecord> {
-    const id = randomUUID();
-    const messageId = options.messageId ?? randomUUID();
-    // The input and its `input.accepted` are one transaction: one fsync, and never one without the other.
-    const { input } = await store.addInput({
-      id,
-      sessionId,
-      messageId,
-      text: options.text,
-      now: Date.now(),
-      event: journalEntry({
-        type: 'input.accepted',
-        inputId: id,
-        messageId,
-        text: options.text,
-        ...(options.command ? { command: true } : {}),
-        ...(options.traceparent ? { traceparent: options.traceparent } : {}),
-        ...(options.source ? { source: options.source } : {}),
-        ...(options.ifBusy === 'interrupt' || options.ifBusy === 'rollback' ? { ifBusy: options.ifBusy } : {}),
-      }),
-    });
-    return input;
-  }
-
   /**
    * Every path that starts a worker passes here: the workers of this runtime get its env, which must
    * reach the session's provider. Throws `CredentialsMissingError`.
@@ -974,6 +991,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...(options.peers ? { peers: options.peers } : {}),
     ...(options.warmPool !== undefined ? { warmPool: options.warmPool } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.monitors ? { monitors: options.monitors } : {}),
   });
   await runtime.roles.ensureDefaults();
   await runtime.reconcile();

@@ -32,6 +32,15 @@ describe('parseMessage', () => {
     expect(() => parseMessage('/stop now')).toThrow(InvalidInputError);
   });
 
+  it('/goal takes the rest of the message as its condition, and needs one', () => {
+    expect(parseMessage('/goal  the tests pass ')).toEqual({
+      kind: 'command',
+      name: 'goal',
+      argument: 'the tests pass',
+    });
+    expect(() => parseMessage('/goal')).toThrow(InvalidInputError);
+  });
+
   it('a double slash sends the rest as text starting with one slash', () => {
     expect(parseMessage('//compact is a command')).toEqual({ kind: 'text', text: '/compact is a command' });
   });

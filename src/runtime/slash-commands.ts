@@ -7,6 +7,7 @@ import { InvalidInputError, UnknownCommandError } from '../errors/index.js';
  */
 export const slashCommands = {
   compact: "resume the session and compact its context (claude's /compact, sent exactly)",
+  goal: "set claude's own goal, sent exactly: /goal CONDITION keeps it working until the condition holds; /goal clear ends it",
   stop: 'stop the session’s worker',
   status: 'show the session: its worker, pending approvals, spend',
   new: 'archive the session: the next message starts a fresh one',
@@ -16,7 +17,17 @@ export const slashCommands = {
 
 export type SlashCommandName = keyof typeof slashCommands;
 
-export type ParsedMessage = { kind: 'text'; text: string } | { kind: 'command'; name: SlashCommandName };
+export type ParsedMessage =
+  | { kind: 'text'; text: string }
+  | {
+      kind: 'command';
+      name: SlashCommandName;
+      /** What follows the command, for the one that takes it (`/goal CONDITION`). */
+      argument?: string;
+    };
+
+/** Commands that take the rest of the message as their argument; it must not be empty. */
+const withArgument: ReadonlySet<SlashCommandName> = new Set(['goal']);
 
 function isCommandName(name: string): name is SlashCommandName {
   return Object.hasOwn(slashCommands, name);
@@ -37,6 +48,12 @@ export function parseMessage(text: string): ParsedMessage {
       `unknown command /${word}: the commands are ${known.join(', ')} (start with // to send text that begins with /)`,
       { command: `/${word}`, known },
     );
+  if (withArgument.has(word)) {
+    const argument = trimmed.slice(1 + word.length).trim();
+    if (argument === '')
+      throw new InvalidInputError(`/${word} needs a condition (or clear)`, { command: `/${word}` });
+    return { kind: 'command', name: word, argument };
+  }
   if (rest.some((part) => part !== ''))
     throw new InvalidInputError(`/${word} takes no arguments`, { command: `/${word}` });
   return { kind: 'command', name: word };

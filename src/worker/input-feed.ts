@@ -25,6 +25,8 @@ export interface InputFeedOptions {
   onTurnStart?: (inputId: string, options: { traced: boolean }) => Promise<void>;
   /** Once before the first input and after every turn, once it has settled (a seed run's checks). */
   afterTurn?: () => Promise<void>;
+  /** Before each look for the next input, between turns: journals inputs that wait elsewhere (monitors'). */
+  gather?: () => Promise<void>;
 }
 
 /**
@@ -60,6 +62,7 @@ export class InputFeed {
       await this.endTurn();
     } else await this.options.afterTurn?.();
     while (!this.options.stopping()) {
+      await this.options.gather?.();
       const [next] = await store.listInputs(sessionId, { states: ['accepted'] });
       if (next && (await this.overBudget())) {
         // Paused: the input stays accepted until a limit is raised (the runtime wakes us then).

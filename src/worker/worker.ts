@@ -16,9 +16,11 @@ import type { SessionRecord, Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { ControlLoop } from './control-loop.js';
 import { ExecutionJournal } from './execution-journal.js';
+import { GoalWatcher } from './goal-watcher.js';
 import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { MonitorInbox } from './monitor-inbox.js';
 import { Recovery } from './recovery.js';
 import { unfinishedRollback } from './rollback.js';
 import { launchConfig, type SessionLaunch } from './session-launch.js';
@@ -78,6 +80,8 @@ export class Worker {
   private readonly journal: ExecutionJournal;
   private readonly feed: InputFeed;
   private readonly interactions: InteractionBridge;
+  private readonly monitors: MonitorInbox;
+  private readonly goals = new GoalWatcher();
   private recovery: Recovery | undefined;
   private tracing: TurnTracing | undefined;
   /** The verification loop, when the session runs a seed. */
@@ -130,6 +134,7 @@ export class Worker {
       },
       beforeCreate: async (toolUseId) => this.recovery?.awaitMirroredToolUse(toolUseId),
     });
+    this.monitors = new MonitorInbox({ store, sessionId });
     this.feed = new InputFeed({
       store,
       sessionId,
@@ -138,7 +143,7 @@ export class Worker {
       pollMs: this.pollMs,
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       nap: (ms) => feedNap(this.napMs(ms)),
-      busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0,
+      busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0 || this.monitors.running > 0,
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
       onTurnStart: async (inputId, turn) => {
@@ -149,6 +154,10 @@ export class Worker {
         await this.finishCut();
         await this.seed?.afterTurn();
       },
+      gather: async () =>
+        this.monitors.collect().catch((error: unknown) => {
+          log(`monitors: ${error instanceof Error ? error.message : String(error)}`);
+        }),
     });
   }
 
@@ -364,7 +373,7 @@ export class Worker {
         this.recovery.nativeSessionId = event.sessionId;
         await this.journal.nativeSession(event.sessionId);
       }
-      await this.journal.append([event]);
+      await this.journal.append([event, ...this.goals.observe(event)]);
     }
     // agent.error is final: the backend retries before it gives up.
     if (event.type === 'agent.error') await this.journal.markUndelivered();

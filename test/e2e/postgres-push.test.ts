@@ -240,7 +240,10 @@ describe.skipIf(url === undefined)('PostgreSQL: A2A push notifications across no
       const unique = hook.receipts.filter((receipt, index) => ids.indexOf(receipt.id) === index);
       if (taskOn === 'b') expect(unique.map((receipt) => receipt.body)).toEqual(streamed);
       else expect(unique.slice(0, streamed.length).map((receipt) => receipt.body)).toEqual(streamed);
-      expect(unique.map((receipt) => describeBody(receipt.body)), JSON.stringify(hook.receipts, null, 1)).toEqual([
+      expect(
+        unique.map((receipt) => describeBody(receipt.body)),
+        JSON.stringify(hook.receipts, null, 1),
+      ).toEqual([
         'task TASK_STATE_SUBMITTED',
         'statusUpdate TASK_STATE_WORKING',
         'statusUpdate TASK_STATE_WORKING',

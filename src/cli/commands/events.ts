@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { eventOf, type JournalRecord } from '../../journal/journal-event.js';
+import { monitorEventLine } from '../../monitor/monitor-lines.js';
 import { seedEventLine } from '../../seeds/seed-lines.js';
 import type { CliContext } from '../context.js';
 import { parseNonNegativeNumber } from '../options.js';
@@ -64,6 +65,22 @@ function renderRecord(record: JournalRecord, renderer: HumanRenderer, context: C
       context.stdout.write(
         `[${record.cursor}] ${record.data.toolName} ${record.data.decision === 'approve' ? 'approved' : 'denied'} by rule ${record.data.rule.rule} (${record.data.rule.scope} ${record.data.rule.target}, rule ${record.data.rule.id})\n`,
       );
+      return;
+    case 'monitor.started':
+    case 'monitor.observation':
+    case 'monitor.stop_requested':
+    case 'monitor.stopped':
+      context.stdout.write(`[${record.cursor}] ${monitorEventLine(record)}\n`);
+      return;
+    case 'goal.set':
+    case 'goal.met':
+      context.stdout.write(`[${record.cursor}] ${record.type}: ${record.data.condition}\n`);
+      return;
+    case 'goal.evaluated':
+      context.stdout.write(`[${record.cursor}] goal not met yet: ${record.data.reason}\n`);
+      return;
+    case 'goal.cleared':
+      context.stdout.write(`[${record.cursor}] goal.cleared\n`);
       return;
     case 'interaction.answered':
     case 'execution.started':

@@ -148,6 +148,10 @@ export function registerSessionCommands(program: Command, context: CliContext): 
         `worker    ${details.live ? `${details.live.id} ${details.live.state} pid ${details.live.pid}` : details.hibernated ? 'hibernated (the next input wakes it)' : 'none'}`,
       );
       line(context, `events    ${details.lastCursor}`);
+      const { goal } = details;
+      line(context, `goal      ${goal ? `${goal.state}: ${goal.condition}` : 'none'}`);
+      for (const monitor of details.monitors)
+        line(context, `monitor   ${monitor.id} ${monitor.state}: ${monitor.command}`);
       line(context, 'executions');
       for (const execution of details.executions) {
         line(

@@ -24,6 +24,7 @@ const statusByCode: Record<string, ContentfulStatusCode> = {
   forbidden: 403,
   peer_refused: 403,
   peer_limit: 429,
+  monitor_failed: 500,
   not_found: 404,
   conflict: 409,
   invalid_state: 409,

@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { version } from '../../version.js';
 import { automationOperations } from './openapi-automation-operations.js';
+import { monitorOperations } from './openapi-monitor-operations.js';
 import { errors, type Operation, type Schema } from './openapi-operation.js';
 import { orgOperations } from './openapi-org-operations.js';
 import { ruleOperations } from './openapi-rule-operations.js';
@@ -336,6 +337,7 @@ export function openApiDocument(): Record<string, unknown> {
     ...seedOperations,
     ...automationOperations,
     ...ruleOperations,
+    ...monitorOperations,
   ]) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method] = operationObject(operation);

@@ -179,6 +179,18 @@ export const sessionDetailsSchema = named(
     hibernated: z
       .boolean()
       .describe('no worker runs since the last one left after its idle timeout; the next message wakes it'),
+    goal: z
+      .object({
+        condition: z.string(),
+        state: z.enum(['active', 'met']),
+        setAt: z.number(),
+        evaluations: z.number(),
+        lastReason: z.string().nullable(),
+        metAt: z.number().nullable(),
+      })
+      .nullable()
+      .describe("claude's own goal (/goal), as its journaled lifecycle tells it"),
+    monitors: z.array(z.record(z.string(), z.unknown())).describe("the session's monitors (see Monitor)"),
   }),
 );
 

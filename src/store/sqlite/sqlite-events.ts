@@ -111,7 +111,11 @@ export function appendEventsIn(
     queueSqliteDeliveries(
       connection,
       sessionId,
-      records.map((record) => ({ cursor: record.cursor, type: record.type, data: JSON.stringify(record.data) })),
+      records.map((record) => ({
+        cursor: record.cursor,
+        type: record.type,
+        data: JSON.stringify(record.data),
+      })),
       options.now,
     );
   return records;
