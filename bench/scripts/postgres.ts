@@ -114,7 +114,12 @@ async function takeovers(first: Store, second: Store, clock: number) {
 }
 
 /** The session's next event matching `until`, following from `after`. */
-async function nextEvent(runtime: Runtime, sessionId: string, after: number, until: (type: string) => boolean) {
+async function nextEvent(
+  runtime: Runtime,
+  sessionId: string,
+  after: number,
+  until: (type: string) => boolean,
+) {
   for await (const event of runtime.events(sessionId, { after, follow: true })) {
     if (until(event.type)) return event;
   }
