@@ -12,6 +12,7 @@ interface StoreFigures {
   appends: { single: number; batched: number };
   wake: Summary;
   takeover: Summary;
+  sendToFirstEvent: Summary;
 }
 
 const range = (summary: Summary) =>
@@ -21,7 +22,7 @@ const range = (summary: Summary) =>
 export const postgresCase: BenchCase = {
   name: 'postgres',
   description:
-    'PostgreSQL store beside SQLite: appends/s (1 and 100 per transaction), wake of a reader on another node, lease takeover',
+    'PostgreSQL store beside SQLite: appends/s (1 and 100 per transaction), wake of a reader on another node, lease takeover, send → first event',
   async run({ root, runs, log }) {
     const data = await runScript({ root, script: 'postgres.ts', runs, log });
     const sqlite = data.sqlite as StoreFigures;
@@ -33,6 +34,7 @@ export const postgresCase: BenchCase = {
       `| append, 100 events per transaction | ${sqlite.appends.batched.toLocaleString('en')}/s | ${postgres.appends.batched.toLocaleString('en')}/s |`,
       `| append → read by a reader on another node | ${range(sqlite.wake)} | ${range(postgres.wake)} |`,
       `| taking over a lapsed lease | ${range(sqlite.takeover)} | ${range(postgres.takeover)} |`,
+      `| runtime.send() → first agent event, live idle session | ${range(sqlite.sendToFirstEvent)} | ${range(postgres.sendToFirstEvent)} |`,
     ].join('\n');
     return { markdown, data };
   },

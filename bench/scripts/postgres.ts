@@ -2,17 +2,21 @@
  * The PostgreSQL store side by side with SQLite, on a private PostgreSQL cluster started here
  * (test/postgres/cluster.ts; fsync off, as in the tests: figures show agentd's side, not the disk's):
  * events appended per second (1 and 100 per transaction), the wake of a reader on another node
- * after one append (LISTEN/NOTIFY against SQLite's 50 ms poll), and taking over a lapsed lease.
+ * after one append (LISTEN/NOTIFY against SQLite's 50 ms poll), taking over a lapsed lease, and
+ * `runtime.send()` to the turn's first agent event on a live idle session (a real worker and
+ * `claude` against the scripted model; BENCH_RUNS sends, default 10).
  *
  * Run: node --import tsx bench/scripts/postgres.ts   (prints one JSON object to stdout)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewEvent, Store } from '../../src/store/store.js';
+import { startScriptedModel } from '../../src/testing/index.js';
 import { startCluster } from '../../test/postgres/cluster.js';
 import { summarize } from '../lib/stats.js';
 
@@ -109,6 +113,55 @@ async function takeovers(first: Store, second: Store, clock: number) {
   return summarize(times);
 }
 
+/** The session's next event matching `until`, following from `after`. */
+async function nextEvent(
+  runtime: Runtime,
+  sessionId: string,
+  after: number,
+  until: (type: string) => boolean,
+) {
+  for await (const event of runtime.events(sessionId, { after, follow: true })) {
+    if (until(event.type)) return event;
+  }
+  throw new Error('the event stream ended');
+}
+
+/**
+ * `runtime.send()` to the turn's first `agent.*` event read back, on a live idle session: the
+ * input's journaling, the worker's wake, `claude`'s turn against the scripted model, and the
+ * reader's wake (LISTEN/NOTIFY on PostgreSQL, the poll on SQLite).
+ */
+async function sendToFirstEvent(options: { directory: string; storeUrl?: string; runs: number }) {
+  const model = await startScriptedModel({ script: () => ({ text: 'pong' }) });
+  const cwd = join(options.directory, 'work');
+  mkdirSync(cwd, { recursive: true });
+  const env = {
+    ...process.env,
+    ...model.env(),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...(options.storeUrl ? { AGENTD_STORE_URL: options.storeUrl } : { AGENTD_STORE_URL: undefined }),
+  };
+  const runtime = await createRuntime({ dataDir: join(options.directory, 'data'), env });
+  try {
+    const { session } = await runtime.createSession({ prompt: 'warm up', cwd });
+    await nextEvent(runtime, session.id, 0, (type) => type === 'work.settled');
+    const times: number[] = [];
+    for (let run = 0; run < options.runs; run++) {
+      const after = await runtime.lastCursor(session.id);
+      const started = performance.now();
+      await runtime.send(session.id, { text: `ping ${run}` });
+      const first = await nextEvent(runtime, session.id, after, (type) => type.startsWith('agent.'));
+      times.push(performance.now() - started);
+      await nextEvent(runtime, session.id, first.cursor, (type) => type === 'work.settled');
+    }
+    await runtime.stop(session.id);
+    return summarize(times);
+  } finally {
+    await runtime.close();
+    await model.close();
+  }
+}
+
 async function main(): Promise<void> {
   const cluster = await startCluster();
   const directory = mkdtempSync(join(tmpdir(), 'agentd-bench-pg-'));
@@ -134,6 +187,17 @@ async function main(): Promise<void> {
       },
     };
     for (const store of [...sqlite, ...postgres]) await store?.close();
+    const runs = Number(process.env.BENCH_RUNS ?? 10);
+    Object.assign(result.sqlite, {
+      sendToFirstEvent: await sendToFirstEvent({ directory: join(directory, 'send-sqlite'), runs }),
+    });
+    Object.assign(result.postgres, {
+      sendToFirstEvent: await sendToFirstEvent({
+        directory: join(directory, 'send-postgres'),
+        storeUrl: `${cluster.url}${cluster.url.includes('?') ? '&' : '?'}schema=bench_send`,
+        runs,
+      }),
+    });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
     cluster.destroy();
