@@ -16,7 +16,6 @@ import {
   isEvent,
   isRunning,
   killGroup,
-  lastUserText,
   readJournal,
   readUntil,
   timesSent,
@@ -60,7 +59,7 @@ function shapeOf(journal: EventRecord[]): Array<[string, unknown]> {
 
 describe('warm pool', () => {
   it('a pooled session gives the same events and transcript as an unpooled one', async () => {
-    harness = await createHarness({ script: (request) => ({ text: `answer to ${lastUserText(request)}` }) });
+    harness = await createHarness({ script: () => ({ text: 'the answer' }) });
     const h = harness;
     const runtime = await pooledRuntime(h);
     const entry = await readyEntry(runtime);
@@ -75,7 +74,7 @@ describe('warm pool', () => {
     const warmJournal = await checkGuarantees(runtime, warm.session.id, { acknowledged: ['w-1'] });
     const coldJournal = await checkGuarantees(h.runtime, cold.session.id, { acknowledged: ['c-1'] });
     expect(shapeOf(warmJournal)).toEqual(shapeOf(coldJournal));
-    expect(shapeOf(warmJournal)).toContainEqual(['agent.message', 'answer to same question']);
+    expect(shapeOf(warmJournal)).toContainEqual(['agent.message', 'the answer']);
     // The transcripts in the store: the same entries, in the same order.
     const transcriptOf = async (runtime: Runtime, sessionId: string) => {
       const session = (await runtime.getSession(sessionId)).session;
@@ -98,7 +97,7 @@ describe('warm pool', () => {
   }, 240_000);
 
   it('a pool entry killed before it is taken is replaced, and the next session still works', async () => {
-    harness = await createHarness({ script: (request) => ({ text: `answer to ${lastUserText(request)}` }) });
+    harness = await createHarness({ script: () => ({ text: 'the answer' }) });
     const h = harness;
     const runtime = await pooledRuntime(h);
     const killed = await readyEntry(runtime);
@@ -112,7 +111,7 @@ describe('warm pool', () => {
     const { session } = await runtime.createSession({ prompt: 'after the kill', messageId: 'k-1' });
     expect(await workerPid(runtime, session.id)).toBe(replacement);
     const journal = await readUntil(runtime, session.id, isEvent('work.settled'), { timeoutMs: 120_000 });
-    expect(shapeOf(journal)).toContainEqual(['agent.message', 'answer to after the kill']);
+    expect(shapeOf(journal)).toContainEqual(['agent.message', 'the answer']);
     await checkGuarantees(runtime, session.id, { acknowledged: ['k-1'], model: h.model });
   }, 240_000);
 
@@ -127,6 +126,7 @@ describe('warm pool', () => {
     const entry = await readyEntry(runtime);
     const { session } = await runtime.createSession({ prompt: 'prompt p1', messageId: 'p-1' });
     expect(await workerPid(runtime, session.id)).toBe(entry);
+    await waitFor(() => h.model.conversationRequests().length === 1, { what: 'the model request' });
     await waitFor(async () => (await readJournal(runtime, session.id)).some(isEvent('input.delivered')), {
       what: 'the delivery',
     });
@@ -153,7 +153,7 @@ describe('warm pool', () => {
   }, 240_000);
 
   it('does not serve a session whose launch differs (another cwd, another model)', async () => {
-    harness = await createHarness({ script: (request) => ({ text: `answer to ${lastUserText(request)}` }) });
+    harness = await createHarness({ script: () => ({ text: 'the answer' }) });
     const h = harness;
     const runtime = await pooledRuntime(h);
     const entry = await readyEntry(runtime);
