@@ -1,5 +1,4 @@
 import { checkProvider } from '../config/provider-env.js';
-import { providerOfRole } from './session-config.js';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors/index.js';
 import type { ChannelRecord, RoleRecord } from '../store/org-storage.js';
 import type { SessionRecord } from '../store/store.js';
@@ -14,6 +13,7 @@ import {
   ownerPrincipal,
   type RuntimeContext,
 } from './runtime-context.js';
+import { providerOfRole } from './session-config.js';
 
 export interface BindChannelOptions extends ActorOptions {
   key: string;
@@ -185,7 +185,11 @@ export class Channels {
         const target = await this.roles.get(options.role, { organization: channel.organization });
         // Who may not run the role learns that first, not whether its provider is reachable.
         await this.access.require(actor, 'role.trigger', resources.role(channel.organization, target.name));
-        await checkProvider({ store: this.context.store, provider: providerOfRole(target), env: this.context.env });
+        await checkProvider({
+          store: this.context.store,
+          provider: providerOfRole(target),
+          env: this.context.env,
+        });
       }
       await this.selectRole(key, options.role, { actor });
       channel = await this.requireChannel(key);

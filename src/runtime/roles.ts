@@ -204,7 +204,9 @@ export class Roles {
     }
     if (fields.backend !== undefined) {
       if (!(backendNames as readonly unknown[]).includes(fields.backend))
-        throw new InvalidInputError(`backend must be one of ${backendNames.join(', ')}`, { field: 'backend' });
+        throw new InvalidInputError(`backend must be one of ${backendNames.join(', ')}`, {
+          field: 'backend',
+        });
       checked.backend = fields.backend;
     }
     for (const field of ['model', 'systemPrompt'] as const) {

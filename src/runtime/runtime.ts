@@ -1,9 +1,8 @@
-import type { BackendName } from '../backends/agent-backend.js';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentBackend } from '../backends/agent-backend.js';
+import type { AgentBackend, BackendName } from '../backends/agent-backend.js';
 import type { ClaudeConfig, PermissionMode } from '../config/claude-config.js';
 import { claudeConfigFromEnv } from '../config/env-config.js';
 import { checkProvider } from '../config/provider-env.js';

@@ -102,17 +102,25 @@ describe('codex sessions through the runtime', () => {
     let events = await readUntil(h.runtime, session.id, isEvent('work.settled'));
     const started = events.find(isEvent('session.started'));
     expect(started && dataOf(started)).toMatchObject({ backend: 'codex', cwd: h.cwd });
-    expect(events.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual(['echo: say hi']);
+    expect(events.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual([
+      'echo: say hi',
+    ]);
     const threadId = started && String(dataOf(started).sessionId);
     expect((await h.runtime.getSession(session.id)).session.nativeSessionId).toBe(threadId);
 
     const cursor = events.at(-1)!.cursor;
-    await h.runtime.send(session.id, { text: 'run echo codex-was-here > proof.txt && echo done', messageId: 'm-run' });
+    await h.runtime.send(session.id, {
+      text: 'run echo codex-was-here > proof.txt && echo done',
+      messageId: 'm-run',
+    });
     events = await readUntil(h.runtime, session.id, isEvent('work.settled'), { after: cursor });
     const call = events.find(isEvent('agent.tool_call'));
     expect(call && dataOf(call)).toMatchObject({ name: 'shell' });
     const result = events.find(isEvent('agent.tool_result'));
-    expect(result && dataOf(result)).toMatchObject({ isError: false, content: expect.stringContaining('done') });
+    expect(result && dataOf(result)).toMatchObject({
+      isError: false,
+      content: expect.stringContaining('done'),
+    });
     expect(readFileSync(join(h.cwd, 'proof.txt'), 'utf8')).toBe('codex-was-here\n');
     await checkGuarantees(h.runtime, session.id, {});
   });
@@ -163,7 +171,9 @@ describe('codex sessions through the runtime', () => {
     const after = (await readJournal(h.runtime, session.id)).length;
     await h.runtime.send(session.id, { text: 'say after', messageId: 'm-after' });
     const events = await readUntil(h.runtime, session.id, isEvent('work.settled'), { after });
-    expect(events.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual(['echo: say after']);
+    expect(events.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual([
+      'echo: say after',
+    ]);
     const resumed = h.model.conversationRequests().find((request) => lastText(request) === 'say after');
     expect(resumed && userTexts(resumed)).toContain('say first');
     expect(h.model.conversationRequests().filter((request) => lastText(request) === 'slow')).toHaveLength(1);
@@ -182,7 +192,9 @@ describe('codex sessions through the runtime', () => {
     const cursor = events.at(-1)!.cursor;
     await h.runtime.send(session.id, { text: 'say still here' });
     const next = await readUntil(h.runtime, session.id, isEvent('work.settled'), { after: cursor });
-    expect(next.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual(['echo: say still here']);
+    expect(next.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual([
+      'echo: say still here',
+    ]);
   });
 
   it('a 401 fails the turn at once with authentication; no credentials refuses the session', async () => {
@@ -191,11 +203,18 @@ describe('codex sessions through the runtime', () => {
     const { session } = await h.runtime.createSession({ backend: 'codex', prompt: 'say hi', cwd: h.cwd });
     const events = await readUntil(h.runtime, session.id, isEvent('work.settled'));
     const error = events.find(isEvent('agent.error'));
-    expect(error && dataOf(error).error).toMatchObject({ code: 'authentication', status: 401, transient: false });
+    expect(error && dataOf(error).error).toMatchObject({
+      code: 'authentication',
+      status: 401,
+      transient: false,
+    });
     expect(events.some(isEvent('agent.retry'))).toBe(false);
     expect(h.model.conversationRequests().length).toBeLessThanOrEqual(2);
 
-    const bare = await createRuntime({ dataDir: join(h.root, 'bare'), env: { ...h.env, OPENAI_API_KEY: '' } });
+    const bare = await createRuntime({
+      dataDir: join(h.root, 'bare'),
+      env: { ...h.env, OPENAI_API_KEY: '' },
+    });
     try {
       await expect(
         bare.createSession({ backend: 'codex', prompt: 'say hi', cwd: h.cwd }),
@@ -215,7 +234,11 @@ describe('codex sessions through the CLI', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('echo: say from run');
 
-    const started = await runCli(['start', '--backend', 'codex', '--cwd', h.cwd, 'say from start'], env, 60_000);
+    const started = await runCli(
+      ['start', '--backend', 'codex', '--cwd', h.cwd, 'say from start'],
+      env,
+      60_000,
+    );
     expect(started.code, started.stderr).toBe(0);
     const sessionId = started.stdout.trim();
     await readUntil(h.runtime, sessionId, isEvent('work.settled'));
@@ -241,7 +264,9 @@ describe('codex sessions through the CLI', () => {
     const { session } = await h.runtime.createSession({ role: 'coder', prompt: 'say as coder', cwd: h.cwd });
     expect(session.config.backend).toBe('codex');
     const events = await readUntil(h.runtime, session.id, isEvent('work.settled'));
-    expect(events.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual(['echo: say as coder']);
+    expect(events.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual([
+      'echo: say as coder',
+    ]);
   });
 });
 
@@ -264,7 +289,14 @@ describe('codex sessions through A2A', () => {
           contextId: `codex-${randomUUID()}`,
           taskId: '',
           role: Role.ROLE_USER,
-          parts: [{ content: { $case: 'text', value: 'say over a2a' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+          parts: [
+            {
+              content: { $case: 'text', value: 'say over a2a' },
+              metadata: undefined,
+              filename: '',
+              mediaType: 'text/plain',
+            },
+          ],
           metadata: { 'agentd.role': 'coder' },
           extensions: [],
           referenceTaskIds: [],

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { AgentBackend, PermissionHandler } from '../../backends/agent-backend.js';
 import { backendOf } from '../../backends/session-spec.js';
-import type { PreparedRun } from '../../runtime/prepared-run.js';
 import { eventOf, type JournalRecord } from '../../journal/journal-event.js';
+import type { PreparedRun } from '../../runtime/prepared-run.js';
 import type { CliContext } from '../context.js';
 import { exitCodes } from '../exit-codes.js';
 import { type AgentFlags, addAgentOptions, configFromFlags } from '../options.js';
@@ -135,7 +135,9 @@ async function run(prompt: string, flags: RunFlags, context: CliContext): Promis
     // A resumed session runs on the backend it was made with; a new one on the flag's.
     if (!backend) {
       const { createBackend } = await import('../../backends/create-backend.js');
-      const name = resume ? backendOf((await runtime.getSession(resume)).session.config) : (backendName ?? 'claude');
+      const name = resume
+        ? backendOf((await runtime.getSession(resume)).session.config)
+        : (backendName ?? 'claude');
       backend = foregroundBackend(createBackend(name));
     }
     const renderer = new HumanRenderer(context.stdout, context.stderr, sessionId);

@@ -1,10 +1,10 @@
-import { backendNames } from '../../backends/agent-backend.js';
 /**
  * The bodies of the organization's resources (providers, roles, skills, channels, grants, budgets)
  * and of messages under the closed command protocol, registered with the same registry as
  * schemas.ts for `/openapi.json`.
  */
 import { z } from 'zod';
+import { backendNames } from '../../backends/agent-backend.js';
 import { permissionModes } from '../../config/claude-config.js';
 import { budgetScopes, grantActions, providerKinds } from '../../store/org-storage.js';
 import {

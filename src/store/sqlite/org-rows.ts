@@ -1,5 +1,5 @@
-import { backendNames } from '../../backends/agent-backend.js';
 import { z } from 'zod';
+import { backendNames } from '../../backends/agent-backend.js';
 import { permissionModes } from '../../config/claude-config.js';
 import {
   type BudgetRecord,
