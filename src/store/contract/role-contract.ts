@@ -18,6 +18,7 @@ export function describeRoleContract(context: ContractContext): void {
         name: 'reviewer',
         version: 1,
         provider: 'env',
+        backend: 'claude',
         model: null,
         systemPrompt: null,
         tools: null,
@@ -40,6 +41,7 @@ export function describeRoleContract(context: ContractContext): void {
       await organization();
       const given = {
         provider: 'openrouter',
+        backend: 'codex' as const,
         model: 'z-ai/glm-4.7',
         systemPrompt: 'Review carefully.\nQuote "lines".',
         tools: ['Read', 'Grep'],
