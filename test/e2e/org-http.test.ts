@@ -323,6 +323,7 @@ describe('HTTP API: channels, commands, principals and budgets', () => {
     expect(help).toMatchObject({ command: 'help' });
     expect('commands' in help && help.commands.map((command) => command.name)).toEqual([
       '/compact',
+      '/goal',
       '/stop',
       '/status',
       '/new',
