@@ -104,6 +104,10 @@ export class PostgresConnection {
 
   async #transaction<T>(body: (executor: PostgresExecutor) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // The pool stops listening for a client's errors while it is checked out: a connection lost
+    // mid-transaction would be an uncaught 'error'. The query in flight rejects with it instead.
+    const ignore = () => {};
+    client.on('error', ignore);
     let broken: unknown;
     try {
       await client.query('BEGIN');
@@ -119,6 +123,7 @@ export class PostgresConnection {
       throw error;
     } finally {
       // A connection whose ROLLBACK failed is in an unknown state: destroy it rather than reuse it.
+      client.removeListener('error', ignore);
       client.release(broken === undefined ? undefined : toError(broken));
     }
   }
