@@ -11,6 +11,7 @@ import {
   type ScriptReply,
   type ScriptTurn,
 } from './script.js';
+import { parseRequest, sendJson } from './scripted-http.js';
 
 export interface ScriptedModelOptions {
   script: Script;
@@ -58,17 +59,6 @@ function defaultIsSideRequest(body: MessagesRequestBody): boolean {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown, headers?: Record<string, string>) {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
-}
 
 function sendError(response: ServerResponse, turn: ScriptError) {
   const type = turn.error.type ?? errorTypes[turn.error.status] ?? 'api_error';
@@ -220,21 +210,12 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const text = request.method === 'POST' ? await readBody(request) : '';
-    let body: MessagesRequestBody | null = null;
-    if (text) {
-      try {
-        body = JSON.parse(text) as MessagesRequestBody;
-      } catch {
-        sendError(response, { error: { status: 400, message: 'malformed JSON body' } });
-        return;
-      }
+    const parsed = await parseRequest<MessagesRequestBody>(request);
+    if (parsed === null) {
+      sendError(response, { error: { status: 400, message: 'malformed JSON body' } });
+      return;
     }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (typeof value === 'string') headers[name] = value;
-    }
+    const { url, text, body, headers } = parsed;
     const isMessages = request.method === 'POST' && url.pathname === '/v1/messages';
     const recorded: RecordedRequest = {
       method: request.method ?? 'GET',

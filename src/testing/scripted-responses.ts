@@ -11,6 +11,7 @@ import {
   type ScriptReply,
   type ScriptTurn,
 } from './script.js';
+import { parseRequest, sendJson } from './scripted-http.js';
 
 export interface ScriptedResponsesOptions {
   /**
@@ -61,17 +62,6 @@ const errorCodes: Record<number, string> = {
 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown, headers?: Record<string, string>) {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
-}
 
 /** An HTTP error with OpenAI's error body. */
 function sendError(response: ServerResponse, turn: ScriptError) {
@@ -206,21 +196,12 @@ export async function startScriptedResponses(options: ScriptedResponsesOptions):
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const text = request.method === 'POST' ? await readBody(request) : '';
-    let body: ResponsesRequestBody | null = null;
-    if (text) {
-      try {
-        body = JSON.parse(text) as ResponsesRequestBody;
-      } catch {
-        sendError(response, { error: { status: 400, message: 'malformed JSON body' } });
-        return;
-      }
+    const parsed = await parseRequest<ResponsesRequestBody>(request);
+    if (parsed === null) {
+      sendError(response, { error: { status: 400, message: 'malformed JSON body' } });
+      return;
     }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (typeof value === 'string') headers[name] = value;
-    }
+    const { url, body, headers } = parsed;
     const isResponses = request.method === 'POST' && url.pathname === '/v1/responses';
     const recorded: RecordedRequest = {
       method: request.method ?? 'GET',
