@@ -98,6 +98,11 @@ export interface StartSessionOptions {
   onStderr?: (line: string) => void;
   /** Resume from before a turn that was rolled back (see `AgentSession.rewind`). @default none */
   rewind?: RewindPoint;
+  /**
+   * Stop the backend's process (SIGSTOP) after this long idle between turns, and continue it
+   * before the next input: a live idle session then uses no CPU. 0 = never. @default 0
+   */
+  freezeIdleAfterMs?: number;
 }
 
 /**

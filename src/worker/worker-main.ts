@@ -13,9 +13,10 @@ import { ClaudeBackend } from '../backends/claude/claude-backend.js';
 import { createBackend } from '../backends/create-backend.js';
 import { backendOf, sessionSpecOf } from '../backends/session-spec.js';
 import { type DataPaths, dataPaths } from '../journal/data-dir.js';
+import { idleTimeoutReason } from '../journal/journal-event.js';
 import { openStore } from '../journal/open-store.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
-import type { Store } from '../store/store.js';
+import type { SessionRecord, Store } from '../store/store.js';
 import { tracingEnabled } from '../telemetry/tracing-enabled.js';
 import { runExecution, workerExitCodes } from './run-execution.js';
 import { launchConfig, sessionLaunch } from './session-launch.js';
@@ -58,17 +59,20 @@ async function runWorker(options: {
   const log = (line: string) => appendFileSync(logFile, `${line}\n`);
   const idleTimeoutMs = numberFromEnv('AGENTD_IDLE_TIMEOUT_MS');
   const leaseTtlMs = numberFromEnv('AGENTD_LEASE_TTL_MS');
+  const freezeIdleAfterMs = numberFromEnv('AGENTD_FREEZE_IDLE_MS');
   const tracing = await startWorkerTracing();
   // An offline session's worker brings its own demo model: the model lives exactly as long as it.
   const session = await store.getSession(sessionId);
   const demo = options.demo !== undefined ? options.demo : session ? await startDemo(session) : null;
+  const woken = !backend && session ? await prepareWake({ store, paths, session, demo }) : undefined;
   const execution = runExecution({
     store,
-    backend: backend ?? createBackend(session ? backendOf(session.config) : 'claude'),
+    backend: backend ?? woken ?? createBackend(session ? backendOf(session.config) : 'claude'),
     sessionId,
     executionId,
     ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
     ...(leaseTtlMs !== undefined ? { leaseTtlMs } : {}),
+    ...(freezeIdleAfterMs !== undefined ? { freezeIdleAfterMs } : {}),
     tracing,
     log,
     ...(demo ? { env: demo.env } : {}),
@@ -94,6 +98,44 @@ async function runWorker(options: {
     await store.close();
     await demo?.close();
   }
+}
+
+/**
+ * A hibernated session's next worker boots its `claude`, on the native session to resume, before it
+ * takes the lease and journals its start, so that the boot overlaps them instead of following them
+ * (decision 0137). Only for a Claude session that left cleanly: the newest worker event of its
+ * journal is its last worker leaving after the idle timeout, so no worker has touched its
+ * transcript since (no deferred tool use to mark, nothing half done). The execution keeps this
+ * `claude` only if it prepares the very same config; a rollback or seed tools make it start its own.
+ */
+async function prepareWake(options: {
+  store: Store;
+  paths: DataPaths;
+  session: SessionRecord;
+  demo: DemoModel;
+}): Promise<AgentBackend | undefined> {
+  const { store, paths, session, demo } = options;
+  if (backendOf(session.config) !== 'claude' || !session.nativeSessionId) return undefined;
+  if (!(await leftAfterIdleTimeout(store, session.id))) return undefined;
+  const added = await sessionLaunch({ store, session, env: process.env, paths });
+  const config = launchConfig(session.config as unknown as Parameters<typeof launchConfig>[0], added);
+  const backend = new ClaudeBackend();
+  backend.prepare({
+    spec: sessionSpecOf({ ...config, resume: session.nativeSessionId, env: { ...config.env, ...demo?.env } }),
+    sessionStore: toSdkSessionStore(store),
+  });
+  return backend;
+}
+
+/** Whether the newest worker event among the session's last events is a worker leaving idle. */
+async function leftAfterIdleTimeout(store: Store, sessionId: string): Promise<boolean> {
+  const last = await store.lastCursor(sessionId);
+  const recent = await store.readEvents(sessionId, { after: Math.max(0, last - 50), limit: 50 });
+  const newest = recent.findLast((event) => event.type.startsWith('execution.'));
+  return (
+    newest?.type === 'execution.stopped' &&
+    (newest.data as { reason?: unknown } | null)?.reason === idleTimeoutReason
+  );
 }
 
 /**

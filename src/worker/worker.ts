@@ -46,6 +46,11 @@ export interface WorkerOptions {
   safetyPollMs?: number;
   /** Stop after this long with no turn, interaction or background task; 0 = never. @default 600000 */
   idleTimeoutMs?: number;
+  /**
+   * Stop the session's `claude` (SIGSTOP) after this long with nothing under way between turns;
+   * it continues before the next input. 0 = never. @default 5000
+   */
+  freezeIdleAfterMs?: number;
   /** Environment for the backend (credentials); never stored. */
   env?: Record<string, string>;
   /**
@@ -251,6 +256,7 @@ export class Worker {
       sessionStore: toSdkSessionStore(store),
       onStderr: (line) => this.log(`claude: ${line.trimEnd()}`),
       ...(rewind ? { rewind } : {}),
+      freezeIdleAfterMs: this.options.freezeIdleAfterMs ?? 5000,
     });
     this.session = session;
     const control = this.control.run(session);

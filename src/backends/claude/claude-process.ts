@@ -7,6 +7,8 @@ export interface ClaudeProcessOptions {
   onStderr?: (chunk: string) => void;
   /** The process could not be started at all (bad working directory, missing executable). */
   onSpawnFailed: (error: Error) => void;
+  /** The process was started: its PID (the same as claude's, setpriv execs it). */
+  onSpawned?: (pid: number) => void;
 }
 
 /** util-linux's `setpriv`, where the system has it: it sets a parent-death signal, then execs. */
@@ -39,6 +41,7 @@ export function claudeSpawner(options: ClaudeProcessOptions): (spawnOptions: Spa
       // An error with no process behind it: nothing was started, nothing was written to it.
       if (child.pid === undefined) options.onSpawnFailed(error);
     });
+    if (child.pid !== undefined) options.onSpawned?.(child.pid);
     // stderr must be read, or claude blocks once the pipe is full.
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => options.onStderr?.(chunk));

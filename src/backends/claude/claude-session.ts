@@ -14,6 +14,7 @@ import { claudeConfigOf } from './claude-config-of.js';
 import { claudeSpawner } from './claude-process.js';
 import type { NativeMessage } from './convert.js';
 import { type EarlyStart, type EarlyStartTarget, startKey } from './early-start.js';
+import { IdleFreezer } from './idle-freeze.js';
 import { loadSdk } from './load-sdk.js';
 import { PermissionBridge } from './permission-bridge.js';
 import { buildSdkOptions } from './sdk-options.js';
@@ -41,6 +42,10 @@ export class ClaudeSession implements AgentSession, TurnHost {
   private onClose: () => void = () => {};
   private readonly permissions = new PermissionBridge(() => this.timer);
   private readonly turns = new TurnRunner(this);
+  /** Stops `claude` while nothing is under way between turns, continues it before it is needed. */
+  private readonly freezer: IdleFreezer;
+  /** Background tasks `claude` last reported live (its `background_tasks_changed`). */
+  private backgroundTasks = 0;
 
   /** A `claude` started before this session (ClaudeBackend.prepare), taken by its first query if the options match. */
   private early: EarlyStart | undefined;
@@ -58,6 +63,7 @@ export class ClaudeSession implements AgentSession, TurnHost {
     this.nativeSessionId = this.config.resume ?? null;
     this.early = early;
     this.rewindTo = options.rewind;
+    this.freezer = new IdleFreezer(options.freezeIdleAfterMs ?? 0);
   }
 
   get closed(): boolean {
@@ -91,16 +97,19 @@ export class ClaudeSession implements AgentSession, TurnHost {
           }
           for (const event of this.turns.convert(first.result.value as NativeMessage))
             yield this.noted(event);
+          this.idle();
           continue;
         }
         // A read that lost the race stays in `pendingNext`: the turn takes it first.
         if (first.result.done) break;
         this.reason = undefined;
+        this.freezer.thaw();
         try {
           for await (const event of this.turns.run(first.result.value)) yield this.noted(event);
         } finally {
           this.reason = undefined;
         }
+        this.idle();
         nextInput = inputs.next().then((result) => ({ kind: 'input' as const, result }));
       }
     } finally {
@@ -116,8 +125,18 @@ export class ClaudeSession implements AgentSession, TurnHost {
 
   /** The query's next message: one already asked for between turns, or a new read. */
   private pullMessage(iterator: AsyncIterator<unknown>): Promise<IteratorResult<unknown>> {
-    this.pendingNext ??= iterator.next();
+    this.pendingNext ??= iterator.next().then((result) => {
+      const message = result.value as { type?: unknown; subtype?: unknown; tasks?: unknown } | undefined;
+      if (message?.type === 'system' && message.subtype === 'background_tasks_changed')
+        this.backgroundTasks = Array.isArray(message.tasks) ? message.tasks.length : 0;
+      return result;
+    });
     return this.pendingNext;
+  }
+
+  /** Between turns: `claude` may be stopped once it has stayed quiet for a while. */
+  private idle(): void {
+    this.freezer.idle(() => !this.isClosed && this.query !== undefined && this.backgroundTasks === 0);
   }
 
   async takeMessage(iterator: AsyncIterator<unknown>): Promise<IteratorResult<unknown>> {
@@ -160,6 +179,7 @@ export class ClaudeSession implements AgentSession, TurnHost {
 
   async stopTurn(reason: AgentErrorInfo): Promise<void> {
     if (!this.query || this.reason) return;
+    this.freezer.thaw();
     this.reason = reason;
     const query = this.query;
     // An interrupt sent as a turn ends may never be answered: give it a grace period, then close.
@@ -183,6 +203,9 @@ export class ClaudeSession implements AgentSession, TurnHost {
   }
 
   closeQuery(): void {
+    // A stopped process would not act on the SIGTERM that closing it sends.
+    this.freezer.attach(undefined);
+    this.backgroundTasks = 0;
     this.pendingNext = undefined;
     this.prompts?.end();
     this.query?.close();
@@ -203,6 +226,7 @@ export class ClaudeSession implements AgentSession, TurnHost {
       onSpawnFailed: (error) => {
         this.spawnFailure = error;
       },
+      onSpawned: (pid) => this.freezer.attach(pid),
     };
     const extra: Partial<Options> = { ...callbacks };
     if (this.options.sessionStore) {

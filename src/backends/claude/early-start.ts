@@ -16,6 +16,7 @@ export interface EarlyStartTarget {
   callbacks: Pick<Options, 'canUseTool' | 'hooks'>;
   onStderr(chunk: string): void;
   onSpawnFailed(error: Error): void;
+  onSpawned(pid: number): void;
 }
 
 /** Which callbacks a query has: their presence changes how `claude` is started, their code does not. */
@@ -38,7 +39,11 @@ export function startKey(options: ClaudeStart, callbacks: CallbackPresence): str
  */
 function earlyOptions(
   options: ClaudeStart,
-  handlers: { target: () => EarlyStartTarget | undefined; onSpawnFailed: (error: Error) => void },
+  handlers: {
+    target: () => EarlyStartTarget | undefined;
+    onSpawnFailed: (error: Error) => void;
+    onSpawned: (pid: number) => void;
+  },
 ): Options {
   const canUseTool: CanUseTool = (...args) => {
     const handler = handlers.target()?.callbacks.canUseTool;
@@ -67,6 +72,10 @@ function earlyOptions(
         handlers.onSpawnFailed(error);
         handlers.target()?.onSpawnFailed(error);
       },
+      onSpawned: (pid) => {
+        handlers.onSpawned(pid);
+        handlers.target()?.onSpawned(pid);
+      },
     }),
   });
 }
@@ -82,6 +91,7 @@ export class EarlyStart {
   private readonly warm: Promise<WarmQuery>;
   private target: EarlyStartTarget | undefined;
   private spawnFailure: Error | undefined;
+  private pid: number | undefined;
   private claimed = false;
 
   /** The key of the process `new EarlyStart(options)` would start. */
@@ -94,6 +104,9 @@ export class EarlyStart {
       target: () => this.target,
       onSpawnFailed: (error) => {
         this.spawnFailure = error;
+      },
+      onSpawned: (pid) => {
+        this.pid = pid;
       },
     });
     this.key = EarlyStart.keyOf(options);
@@ -114,6 +127,7 @@ export class EarlyStart {
     this.claimed = true;
     this.target = target;
     if (this.spawnFailure) target.onSpawnFailed(this.spawnFailure);
+    if (this.pid !== undefined) target.onSpawned(this.pid);
     return this.warm;
   }
 
