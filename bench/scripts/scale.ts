@@ -11,7 +11,9 @@
  *
  * BENCH_SCALE_N picks the sizes (default 10,50,100,150), reached in turn by the same sessions;
  * BENCH_SCALE_PLAIN_N those of the plain side (default the same). Growing stops (and is reported) when the
- * machine's available memory would fall under BENCH_SCALE_MIN_FREE_MIB (default 3000).
+ * machine's available memory would fall under BENCH_SCALE_MIN_FREE_MIB (default 3000). Measurements start
+ * BENCH_SCALE_SETTLE_MS (default 8000) after the last warm-up turn, past the 5 s after which an idle
+ * `claude` is stopped (AGENTD_FREEZE_IDLE_MS).
  *
  * Run: npm run build && node --import tsx bench/scripts/scale.ts   (prints one JSON object)
  */
@@ -41,6 +43,8 @@ const idleSeconds = numberFromEnv('BENCH_SCALE_IDLE_S', 60);
 const rounds = numberFromEnv('BENCH_SCALE_ROUNDS', 3);
 const periodMs = numberFromEnv('BENCH_SCALE_PERIOD_MS', 10_000);
 const minFreeMib = numberFromEnv('BENCH_SCALE_MIN_FREE_MIB', 3000);
+/** From the last warm-up turn to the start of the measurements, on both sides. */
+const settleMs = numberFromEnv('BENCH_SCALE_SETTLE_MS', 8000);
 /** Sessions started at once while warming up. */
 const batch = 10;
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -187,8 +191,9 @@ async function agentdRun(counts: number[], env: Record<string, string | undefine
       const warmUpS = (performance.now() - warmStarted) / 1000;
       const live = sessions.length;
       const workers = (await runtime.executionsInState(['running', 'idle'])).map((each) => each.pid!);
-      // Settle: the last turns' writes done, every worker back in its wait.
-      await sleep(3000);
+      // Settle: the last turns' writes done, every worker back in its wait, every idle claude stopped
+      // (AGENTD_FREEZE_IDLE_MS, 5 s by default).
+      await sleep(settleMs);
       const claudes = () => workers.flatMap((pid) => descendants(pid));
       const memory = {
         workersMib: round1(workers.reduce((sum, pid) => sum + pssMib(pid), 0)),
@@ -309,7 +314,7 @@ async function plainRun(counts: number[], env: Record<string, string | undefined
         stoppedGrowingAt: number | null;
         warmUpS: number;
       };
-      await sleep(3000);
+      await sleep(settleMs);
       const claudePids = descendants(child.pid!);
       const memory = {
         nodeMib: round1(pssMib(child.pid!)),

@@ -137,6 +137,8 @@ export interface PrepareSessionOptions {
   spec: SessionSpec;
   /** Where `claude` mirrors transcripts and resumes from (the SDK's SessionStore). */
   sessionStore?: unknown;
+  /** Stop the prepared process (SIGSTOP) once it has booted and waited this long untaken; 0 = never. @default 0 */
+  freezeIdleAfterMs?: number;
 }
 
 /** The runtime protocol every backend implements (the seeds' AgentRuntime). */

@@ -42,6 +42,7 @@ import {
   sessionIfBusy,
 } from './double-texting.js';
 import { prepareExecutionHere, tapJournal } from './execution-here.js';
+import { FollowWatch } from './follow-watch.js';
 import { currentGoal, type GoalView } from './goals.js';
 import { Grants } from './grants.js';
 import { isHibernated, lastEventOf } from './hibernation.js';
@@ -227,11 +228,13 @@ function requireDirectory(cwd: string): void {
   if (!isDirectory) throw new InvalidInputError(`cwd ${cwd} is not an existing directory`, { cwd });
 }
 
-/**
- * How often a follower of a session's events checks that its worker is still alive; also its
- * safety poll while every process's writes wake it.
- */
+/** How often the followers' workers are checked, all at once (FollowWatch). */
 const followReconcileMs = 2000;
+/**
+ * A follower's safety poll while every process's writes wake it (SQLite's wake file, PostgreSQL's
+ * LISTEN): only for a lost notification; a dead worker is found by the FollowWatch meanwhile.
+ */
+const followSafetyPollMs = 10_000;
 
 /** The leadership of a node that is alone on its store. */
 const soleLeadership: Leadership = { leader: true, ready: async () => {}, close: async () => {} };
@@ -269,6 +272,7 @@ export class Runtime {
   readonly rules: PermissionRules;
   private readonly access: Access;
   private readonly supervisor: Supervisor;
+  private readonly followWatch: FollowWatch;
   private readonly baseConfig: ClaudeConfig;
   private readonly pollMs: number;
   private readonly env: Record<string, string | undefined>;
@@ -295,6 +299,11 @@ export class Runtime {
     this.env = options.env;
     this.offline = options.offline ?? false;
     this.supervisor = new Supervisor({ store: options.store, paths: options.paths, env: options.env });
+    this.followWatch = new FollowWatch({
+      store: options.store,
+      supervisor: this.supervisor,
+      intervalMs: followReconcileMs,
+    });
     const context: RuntimeContext = {
       store: options.store,
       paths: options.paths,
@@ -613,7 +622,6 @@ export class Runtime {
   async *events(sessionId: string, options: EventsOptions = {}): AsyncGenerator<JournalRecord> {
     await this.requireSession(sessionId);
     let after = options.after ?? 0;
-    let lastReconcile = Date.now();
     // Woken by the store's change feed (LISTEN/NOTIFY on PostgreSQL), with a poll as the fallback.
     const waiter = options.follow
       ? new ChangeWaiter({
@@ -621,9 +629,12 @@ export class Runtime {
           kind: 'events',
           sessionId,
           pollMs: this.pollMs,
-          fallbackMs: followReconcileMs,
+          fallbackMs: followSafetyPollMs,
         })
       : undefined;
+    // A worker that died journals nothing more: the watch notices it and journals `execution.failed`,
+    // so the stream shows it instead of waiting for an event that will never come.
+    const unfollow = options.follow ? this.followWatch.follow(sessionId) : undefined;
     try {
       for (;;) {
         const page = await readJournal(this.store, sessionId, { after, limit: 500 });
@@ -633,16 +644,11 @@ export class Runtime {
         }
         if (page.length === 500) continue;
         if (!options.follow || options.signal?.aborted) return;
-        // A worker that died journals nothing more: a follower notices it, so the stream shows the
-        // `execution.failed` instead of waiting for an event that will never come.
-        if (Date.now() - lastReconcile >= followReconcileMs) {
-          lastReconcile = Date.now();
-          await this.supervisor.reconcile(sessionId);
-        }
         await waiter?.wait(options.signal);
         if (options.signal?.aborted) return;
       }
     } finally {
+      unfollow?.();
       waiter?.close();
     }
   }
@@ -897,6 +903,7 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    this.followWatch.close();
     await this.pool?.close();
     await this.store.close();
   }

@@ -48,6 +48,13 @@ export class InputFeed {
   }
 
   /** Something happened: the idle timeout counts from now. */
+  /** How long until the idle timeout is due, were nothing to happen meanwhile; Infinity when never. */
+  untilIdleTimeoutMs(): number {
+    const idleTimeoutMs = this.options.idleTimeoutMs ?? 600_000;
+    if (idleTimeoutMs <= 0) return Number.POSITIVE_INFINITY;
+    return Math.max(0, idleTimeoutMs - (Date.now() - this.lastActivity)) + 1;
+  }
+
   touch(): void {
     this.lastActivity = Date.now();
   }

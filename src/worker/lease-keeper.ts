@@ -73,6 +73,11 @@ export class LeaseKeeper {
     return { taken: false, heldBy: other ? 'other' : 'self' };
   }
 
+  /** How long until `renewIfDue` renews. */
+  untilRenewalMs(): number {
+    return Math.max(0, this.ttlMs / 3 - (Date.now() - this.lastRenewal)) + 1;
+  }
+
   /** Renews the lease once a third of its time has passed; `LeaseLostError` when refused. */
   async renewIfDue(): Promise<void> {
     if (Date.now() - this.lastRenewal <= this.ttlMs / 3) return;

@@ -157,6 +157,7 @@ async function runWarm(dataDir: string): Promise<number> {
     backend.prepare({
       spec: sessionSpecOf({ ...config, env: { ...config.env, ...demo?.env } }),
       sessionStore: toSdkSessionStore(store),
+      freezeIdleAfterMs: numberFromEnv('AGENTD_FREEZE_IDLE_MS') ?? 5000,
     });
   });
   if (!assignment) {

@@ -44,6 +44,11 @@ export interface WorkerOptions {
    * PostgreSQL: LISTEN/NOTIFY): only a safety net for a lost wake. @default 2000
    */
   safetyPollMs?: number;
+  /**
+   * The same while nothing is under way (no turn, no interaction, no background task or monitor):
+   * a lost wake is then found this late at worst. @default 30000
+   */
+  quietPollMs?: number;
   /** Stop after this long with no turn, interaction or background task; 0 = never. @default 600000 */
   idleTimeoutMs?: number;
   /**
@@ -107,8 +112,8 @@ export class Worker {
       executionId,
       lease: this.lease,
       pollMs: this.pollMs * 2,
-      // The lease is renewed from this loop: it must come round well within the lease's time.
-      nap: (ms) => controlNap(Math.min(this.napMs(ms), this.lease.ttlMs / 4)),
+      // The lease is renewed from this loop: it comes round when the renewal is due at the latest.
+      nap: (ms) => controlNap(Math.min(this.napMs(ms), this.lease.untilRenewalMs())),
       turnActive: () => this.feed.turnActive,
       turnInputId: () => this.turn?.inputId,
       log,
@@ -147,8 +152,9 @@ export class Worker {
       journal: this.journal,
       pollMs: this.pollMs,
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
-      nap: (ms) => feedNap(this.napMs(ms)),
-      busy: () => this.interactions.pending > 0 || this.backgroundTasks > 0 || this.monitors.running > 0,
+      // Round again when the idle timeout is due at the latest.
+      nap: (ms) => feedNap(Math.min(this.napMs(ms), this.feed.untilIdleTimeoutMs())),
+      busy: () => this.busy(),
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
       onTurnStart: async (inputId, turn) => {
@@ -180,7 +186,16 @@ export class Worker {
   private napMs(ms: number): number {
     const { store } = this.options;
     const woken = store.kind === 'sqlite' || store.changes?.crossProcess === true;
-    return woken ? Math.max(ms, this.options.safetyPollMs ?? 2000) : ms;
+    if (!woken) return ms;
+    // Quiet (no turn, nothing being asked, nothing in the background): only the lease and the
+    // idle timeout bring the worker round (decision 0137).
+    const quiet = !this.feed.turnActive && !this.busy();
+    return Math.max(ms, quiet ? (this.options.quietPollMs ?? 30_000) : (this.options.safetyPollMs ?? 2000));
+  }
+
+  /** Whether something keeps the worker up between turns. */
+  private busy(): boolean {
+    return this.interactions.pending > 0 || this.backgroundTasks > 0 || this.monitors.running > 0;
   }
 
   private log(line: string) {

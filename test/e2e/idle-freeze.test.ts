@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpuSeconds } from '../../bench/lib/procfs.js';
+import { createRuntime, type Runtime } from '../../src/index.js';
 import { requestText, toolResults } from '../../src/testing/index.js';
 import {
   checkGuarantees,
@@ -22,7 +23,10 @@ import {
 } from './helpers.js';
 
 let harness: Harness | undefined;
+let pooled: Runtime | undefined;
 afterEach(async () => {
+  await pooled?.close();
+  pooled = undefined;
   await harness?.cleanup();
   harness = undefined;
 });
@@ -124,5 +128,30 @@ describe('idle claude processes are stopped between turns', () => {
     // Once the task has ended and claude is quiet, it is stopped like any idle claude.
     await waitFor(() => processState(claude) === 'T', { what: 'claude stopped once the task ended' });
     await checkGuarantees(h.runtime, session.id, { model: h.model });
+  });
+
+  it('a warm pool entry waiting to be taken has its booted claude stopped, and a session takes it running', {
+    timeout: 180_000,
+  }, async () => {
+    harness = await createHarness({
+      script: () => ({ text: 'the answer' }),
+      env: { AGENTD_FREEZE_IDLE_MS: '300' },
+    });
+    const h = harness;
+    pooled = await createRuntime({ dataDir: h.dataDir, env: { ...h.env, CLAUDE_CWD: h.cwd }, warmPool: 1 });
+    const runtime = pooled;
+    const entry = await waitFor(() => runtime.warmEntries().find((each) => each.ready), {
+      what: 'a warm entry',
+      timeoutMs: 90_000,
+    });
+    const claude = await waitFor(() => childrenOf(entry.pid)[0], { what: "the entry's claude" });
+    await waitFor(() => processState(claude) === 'T', { what: "the entry's booted claude to be stopped" });
+
+    const { session } = await runtime.createSession({ prompt: 'a question', messageId: 'warm-1' });
+    const [execution] = await runtime.store.listExecutions(session.id);
+    expect(execution?.pid, 'the session took the entry').toBe(entry.pid);
+    await readUntil(runtime, session.id, isEvent('work.settled'), { timeoutMs: 120_000 });
+    expect(childrenOf(entry.pid), 'the same claude answered').toEqual([claude]);
+    await checkGuarantees(runtime, session.id, { acknowledged: ['warm-1'], model: h.model });
   });
 });

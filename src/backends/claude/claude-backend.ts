@@ -25,7 +25,7 @@ export class ClaudeBackend implements AgentBackend {
     // Prepared twice with the same config (early by the CLI, then by the execution): keep the first.
     if (this.early?.key === EarlyStart.keyOf(start)) return;
     this.early?.close();
-    this.early = new EarlyStart(start);
+    this.early = new EarlyStart(start, options.freezeIdleAfterMs ?? 0);
   }
 
   discardPrepared(): void {

@@ -1,6 +1,7 @@
 import type { CanUseTool, HookCallbackMatcher, Options, WarmQuery } from '@anthropic-ai/claude-agent-sdk';
 import type { ClaudeConfig } from '../../config/claude-config.js';
 import { claudeSpawner } from './claude-process.js';
+import { IdleFreezer } from './idle-freeze.js';
 import { loadSdk } from './load-sdk.js';
 import { buildSdkOptions } from './sdk-options.js';
 
@@ -93,13 +94,16 @@ export class EarlyStart {
   private spawnFailure: Error | undefined;
   private pid: number | undefined;
   private claimed = false;
+  /** A booted process waiting to be taken (a warm pool entry's) uses no CPU meanwhile. */
+  private readonly freezer: IdleFreezer;
 
   /** The key of the process `new EarlyStart(options)` would start. */
   static keyOf(options: ClaudeStart): string {
     return startKey(options, { canUseTool: true, hooks: true });
   }
 
-  constructor(options: ClaudeStart) {
+  constructor(options: ClaudeStart, freezeIdleAfterMs = 0) {
+    this.freezer = new IdleFreezer(freezeIdleAfterMs);
     const sdkOptions = earlyOptions(options, {
       target: () => this.target,
       onSpawnFailed: (error) => {
@@ -107,12 +111,18 @@ export class EarlyStart {
       },
       onSpawned: (pid) => {
         this.pid = pid;
+        this.freezer.attach(pid);
       },
     });
     this.key = EarlyStart.keyOf(options);
     this.warm = loadSdk().then((sdk) => sdk.startup({ options: sdkOptions }));
     // A start that fails is seen by the session that claims it; unclaimed, it only must not crash.
-    this.warm.catch(() => undefined);
+    this.warm.then(
+      () => {
+        if (!this.claimed) this.freezer.idle(() => !this.claimed);
+      },
+      () => undefined,
+    );
   }
 
   /**
@@ -125,6 +135,7 @@ export class EarlyStart {
       return undefined;
     }
     this.claimed = true;
+    this.freezer.thaw();
     this.target = target;
     if (this.spawnFailure) target.onSpawnFailed(this.spawnFailure);
     if (this.pid !== undefined) target.onSpawned(this.pid);
@@ -135,6 +146,7 @@ export class EarlyStart {
   close(): void {
     if (this.claimed) return;
     this.claimed = true;
+    this.freezer.thaw();
     void this.warm.then((warm) => warm.close()).catch(() => undefined);
   }
 }
