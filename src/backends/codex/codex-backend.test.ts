@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,6 +200,37 @@ describe('CodexBackend', () => {
     expect(model!.conversationRequests().length).toBeLessThanOrEqual(2);
   });
 
+  it('codex dying alone mid-turn: agentd retries on a new app-server, which resumes the thread and continues', async () => {
+    const spec = await setup((request) =>
+      (userTexts(request).at(-1) ?? '').startsWith('Continue where')
+        ? { text: 'back again' }
+        : { text: 'too slow', delayMs: 20_000 },
+    );
+    let killed = 0;
+    const events = await collect(spec, [input('take your time')], (event) => {
+      if (event.type !== 'input.delivered') return;
+      void waitFor(() => model!.conversationRequests().length === 1).then(() => {
+        for (const pid of codexChildren()) {
+          process.kill(pid, 'SIGKILL');
+          killed++;
+        }
+      });
+    });
+    expect(killed).toBe(1);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'agent.retry',
+        by: 'agentd',
+        error: expect.objectContaining({ code: 'network' }),
+      }),
+    );
+    expect(events).toContainEqual(expect.objectContaining({ type: 'agent.message', text: 'back again' }));
+    // The retry continued the thread: the model saw the first prompt once, then the continue prompt.
+    const last = model!.conversationRequests().at(-1)!;
+    expect(userTexts(last).filter((text) => text === 'take your time')).toHaveLength(1);
+    expect(types(events).at(-1)).toBe('agent.turn.completed');
+  });
+
   it('a 500 is retried and the turn recovers', async () => {
     const spec = await setup([{ error: { status: 500 } }, { text: 'recovered' }]);
     const events = await collect(spec, [input('hello')]);
@@ -218,6 +250,23 @@ const escalated = (cmd: string) => ({
     },
   ],
 });
+
+/** The `codex` processes this test process started (its app-servers). */
+function codexChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === process.pid && name === 'codex') pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
 
 async function waitFor(probe: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
