@@ -79,6 +79,22 @@ export interface SessionSpec {
   settings?: Record<string, unknown>;
 }
 
+/**
+ * A tool use that an earlier process asked a person about and never saw finish (its worker died
+ * while the person was asked, or before the result was recorded). Given to a backend with its own
+ * transcripts (`transcripts: 'native'`), which continues it before the first turn.
+ */
+export interface WaitingToolUse {
+  toolUseId: string;
+  toolName: string;
+  input: Record<string, unknown>;
+  /**
+   * The decision the earlier process handed the agent (its `agent.tool_permission`), if it did:
+   * after `allow` the tool may have run, so it is never run again.
+   */
+  handedOver: 'allow' | 'deny' | null;
+}
+
 export interface StartSessionOptions {
   /** Tools of agentd's own for the agent. @default none */
   hostTools?: HostTool[];
@@ -92,6 +108,12 @@ export interface StartSessionOptions {
    * waiting for a person (it is resumed as a deferred tool use), or null to decide as usual.
    */
   resumeDeferredTool?: (toolUseId: string, signal: AbortSignal) => Promise<PermissionDecision | null>;
+  /**
+   * For a backend with native transcripts: the tool uses earlier processes left waiting for a person.
+   * The first input is then `continueDeferred`; the backend asks `resumeDeferredTool` for each.
+   * @default none
+   */
+  waitingToolUses?: WaitingToolUse[];
   /** Where `claude` mirrors transcripts and resumes from (the SDK's SessionStore). */
   sessionStore?: unknown;
   /** Receives `claude`'s stderr lines. */

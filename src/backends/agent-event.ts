@@ -126,6 +126,17 @@ export interface ErrorEvent extends EventBase {
   error: AgentErrorInfo;
 }
 
+/**
+ * The backend is about to hand the agent its decision on a tool use it asked a person (or a rule)
+ * about. Journaled before the agent gets it: after a worker death, an `allow` here means the tool
+ * may have run, and no decision here means it never did.
+ */
+export interface ToolPermissionEvent extends EventBase {
+  type: 'agent.tool_permission';
+  toolUseId: string;
+  behavior: 'allow' | 'deny';
+}
+
 /** The SDK echoed an input's uuid: the input reached `claude`. */
 export interface InputDeliveredEvent extends EventBase {
   type: 'input.delivered';
@@ -157,6 +168,7 @@ export type AgentEvent =
   | CompactedEvent
   | TurnCompletedEvent
   | ErrorEvent
+  | ToolPermissionEvent
   | InputDeliveredEvent
   | NativeMessageEvent
   | BackendNativeEvent;

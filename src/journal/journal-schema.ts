@@ -115,6 +115,11 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     inputIds: z.array(z.string()),
   }),
   'agent.error': z.looseObject({ ...raw, error: agentError }),
+  'agent.tool_permission': z.looseObject({
+    ...raw,
+    toolUseId: z.string(),
+    behavior: z.enum(['allow', 'deny']),
+  }),
   'input.delivered': z.looseObject({ ...raw, inputId: z.string() }),
   'claude.message': z.looseObject({ ...raw, subtype: z.string() }),
   'agent.native': z.looseObject({ ...raw, backend: z.string(), subtype: z.string() }),

@@ -22,6 +22,16 @@ describe('permission rules', () => {
     expect(matches('mcp__github', 'mcp__gitlab__x', {})).toBe(false);
   });
 
+  it("Codex's shell takes Bash's specifiers, matched against the command inside its shell line", () => {
+    expect(matches('shell(npm test:*)', 'shell', { command: 'npm test -- --watch' })).toBe(true);
+    expect(matches('shell(npm test:*)', 'shell', { command: 'npm test && rm -rf /' })).toBe(false);
+    expect(matches('shell(echo a >> s.txt)', 'shell', { command: 'echo a >> s.txt' })).toBe(true);
+    expect(matches('Bash(npm test:*)', 'shell', { command: 'npm test' })).toBe(false);
+    expect(
+      ruleForUse('shell', { command: 'touch a.txt', commandLine: "/bin/bash -lc 'touch a.txt'" }),
+    ).toEqual({ tool: 'shell', specifier: 'touch a.txt' });
+  });
+
   it('file tools match a path glob; WebFetch a domain and its subdomains', () => {
     expect(matches('Edit(/work/src/**)', 'Edit', { file_path: '/work/src/a/b.ts' })).toBe(true);
     expect(matches('Edit(/work/src/*.ts)', 'Edit', { file_path: '/work/src/a/b.ts' })).toBe(false);

@@ -2,7 +2,8 @@ import { InvalidInputError } from '../errors/index.js';
 
 /**
  * Permission rules in Claude Code's syntax: `Tool` (every use of the tool), `Bash(npm test:*)`
- * (a command and anything after it), `Bash(git status)` (exactly that command), `Edit(src/**)` (a
+ * (a command and anything after it), `Bash(git status)` (exactly that command; Codex's `shell`
+ * takes the same specifiers), `Edit(src/**)` (a
  * path glob for the file tools), `WebFetch(domain:example.com)`, `mcp__server` (every tool of an
  * MCP server).
  */
@@ -13,6 +14,8 @@ export interface PermissionRule {
 }
 
 const fileTools = new Set(['Read', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'Glob', 'Grep']);
+/** Tools whose specifier is a command: Claude's `Bash`, Codex's `shell` (the command inside its shell line). */
+const commandTools = new Set(['Bash', 'shell']);
 /** Commands a prefix rule never covers: a second command could hide behind the first. */
 const compound = /&&|\|\||[;|`\n]|\$\(|>|</;
 
@@ -35,9 +38,9 @@ export function parsePermissionRule(text: string): PermissionRule {
         rule: text,
       },
     );
-  if (specifier !== null && tool !== 'Bash' && tool !== 'WebFetch' && !fileTools.has(tool))
+  if (specifier !== null && !commandTools.has(tool) && tool !== 'WebFetch' && !fileTools.has(tool))
     throw new InvalidInputError(
-      `permission rule ${text}: a specifier works for Bash, WebFetch and the file tools; write ${tool} for every use`,
+      `permission rule ${text}: a specifier works for Bash, shell, WebFetch and the file tools; write ${tool} for every use`,
       { rule: text },
     );
   if (tool === 'WebFetch' && specifier !== null && !specifier.startsWith('domain:'))
@@ -55,7 +58,7 @@ export function ruleMatches(rule: PermissionRule, toolName: string, input: Recor
     rule.tool === toolName || (rule.tool.startsWith('mcp__') && toolName.startsWith(`${rule.tool}__`));
   if (!sameTool) return false;
   if (rule.specifier === null) return true;
-  if (toolName === 'Bash') {
+  if (commandTools.has(toolName)) {
     const command = typeof input.command === 'string' ? input.command.trim() : null;
     if (command === null) return false;
     if (!rule.specifier.endsWith(':*')) return command === rule.specifier;
@@ -73,7 +76,7 @@ export function ruleMatches(rule: PermissionRule, toolName: string, input: Recor
 
 /** The narrowest rule for exactly this use: what a scoped answer remembers unless it names a rule. */
 export function ruleForUse(toolName: string, input: Record<string, unknown>): PermissionRule {
-  if (toolName === 'Bash' && typeof input.command === 'string')
+  if (commandTools.has(toolName) && typeof input.command === 'string')
     return { tool: toolName, specifier: input.command.trim() };
   if (toolName === 'WebFetch') {
     const host = hostOf(input.url);

@@ -17,7 +17,8 @@ export interface ScriptedResponsesOptions {
   /**
    * The same script format as the Anthropic server's: `text`, `thinking` (sent as a reasoning
    * summary) and `tool_use` blocks (sent as function calls, such as Codex's `exec_command` with
-   * `{ cmd }`, which `codex` really runs), errors by status code, delays.
+   * `{ cmd }`, which `codex` really runs; with `sandbox_permissions: 'require_escalated'` codex asks
+   * for approval first), errors by status code, delays.
    */
   script: Script;
   /** @default '127.0.0.1' */

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RewindPoint } from '../backends/agent-backend.js';
+import type { RewindPoint, WaitingToolUse } from '../backends/agent-backend.js';
 import type { Store } from '../store/store.js';
 import { markInterruptedToolUses, projectKeyOf, transcriptHasToolUse } from './deferred-tools.js';
 import { rewindPointOf } from './rollback.js';
@@ -53,6 +53,47 @@ export class Recovery {
     const marked = await markInterruptedToolUses({ store, key: this.keyOf(nativeSessionId), interactions });
     if (marked.length > 0) this.options.log(`continuing deferred tool uses: ${marked.join(', ')}`);
     return marked;
+  }
+
+  /**
+   * For a backend with its own transcripts: the approvals of earlier executions whose tool use the
+   * journal shows no result for, with the decision the earlier process handed the agent, if any
+   * (its `agent.tool_permission`). The backend finds out from its own thread which still wait.
+   */
+  async waitingToolUses(): Promise<WaitingToolUse[]> {
+    const { store, sessionId, executionId } = this.options;
+    const candidates = (await store.listInteractions({ sessionId })).filter(
+      (interaction) =>
+        interaction.executionId !== executionId &&
+        interaction.toolUseId !== null &&
+        interaction.kind === 'approval',
+    );
+    if (candidates.length === 0) return [];
+    const finished = new Set<string>();
+    const handedOver = new Map<string, 'allow' | 'deny'>();
+    for (let after = 0; ; ) {
+      const page = await store.readEvents(sessionId, { after, limit: 1000 });
+      if (page.length === 0) break;
+      for (const event of page) {
+        const data = event.data as { toolUseId?: unknown; behavior?: unknown };
+        if (typeof data?.toolUseId !== 'string') continue;
+        if (event.type === 'agent.tool_result') finished.add(data.toolUseId);
+        else if (
+          event.type === 'agent.tool_permission' &&
+          (data.behavior === 'allow' || data.behavior === 'deny')
+        )
+          handedOver.set(data.toolUseId, data.behavior);
+      }
+      after = page.at(-1)!.cursor;
+    }
+    return candidates
+      .filter((interaction) => !finished.has(interaction.toolUseId!))
+      .map((interaction) => ({
+        toolUseId: interaction.toolUseId!,
+        toolName: interaction.toolName,
+        input: (interaction.request.input ?? {}) as Record<string, unknown>,
+        handedOver: handedOver.get(interaction.toolUseId!) ?? null,
+      }));
   }
 
   /**

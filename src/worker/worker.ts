@@ -142,7 +142,10 @@ export class Worker {
         void this.session?.interrupt();
         return true;
       },
-      beforeCreate: async (toolUseId) => this.recovery?.awaitMirroredToolUse(toolUseId),
+      // Only a transcript mirrored into the store can lag behind the tool use it holds.
+      ...(options.backend.transcripts === 'native'
+        ? {}
+        : { beforeCreate: async (toolUseId: string) => this.recovery?.awaitMirroredToolUse(toolUseId) }),
     });
     this.monitors = new MonitorInbox({ store, sessionId });
     this.feed = new InputFeed({
@@ -248,6 +251,10 @@ export class Worker {
     }
     const deferred =
       resume && !nativeTranscripts ? await this.recovery.continueInterruptedToolUses(resume) : [];
+    // A backend with its own transcripts continues the waiting tool uses itself, told which they are.
+    const waiting = resume && nativeTranscripts ? await this.recovery.waitingToolUses() : [];
+    if (waiting.length > 0)
+      this.log(`continuing tool uses left waiting: ${waiting.map((tool) => tool.toolUseId).join(', ')}`);
     const rewind = await this.unfinishedRollback(resume);
     this.seed = await SeedDriver.open({
       store,
@@ -264,12 +271,13 @@ export class Worker {
         ...(resume ? { resume } : {}),
         env: { ...config.env, ...this.options.env },
       }),
-      inputs: this.feed.inputs(deferred.length > 0),
+      inputs: this.feed.inputs(deferred.length > 0 || waiting.length > 0),
       ...(this.seed ? { hostTools: this.seed.hostTools() } : {}),
       canUseTool: (request) => this.interactions.request(request),
       resumeDeferredTool: (toolUseId, signal) => this.interactions.resumeDeferred(toolUseId, signal),
+      ...(waiting.length > 0 ? { waitingToolUses: waiting } : {}),
       sessionStore: toSdkSessionStore(store),
-      onStderr: (line) => this.log(`claude: ${line.trimEnd()}`),
+      onStderr: (line) => this.log(`${this.options.backend.name}: ${line.trimEnd()}`),
       ...(rewind ? { rewind } : {}),
       freezeIdleAfterMs: this.options.freezeIdleAfterMs ?? 5000,
     });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Role, type SendMessageRequest, type Task, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CredentialsMissingError } from '../../src/errors/index.js';
-import { ConflictError, createRuntime, type Runtime } from '../../src/index.js';
+import { ConflictError, createRuntime, type InteractionRecord, type Runtime } from '../../src/index.js';
 import {
   functionCallOutputs,
   type RecordedRequest,
@@ -18,6 +18,7 @@ import {
 import { startA2aServer, stopAllWorkers } from './a2a-harness.js';
 import {
   checkGuarantees,
+  childrenOf,
   dataOf,
   type Env,
   isEvent,
@@ -31,8 +32,8 @@ import {
   waitFor,
 } from './helpers.js';
 
-// Codex sessions through the runtime, the CLI and A2A: detached workers running the real
-// @openai/codex-sdk and `codex` executable against the scripted Responses API server, no credentials.
+// Codex sessions through the runtime, the CLI and A2A: detached workers running the real `codex`
+// executable (`codex app-server`) against the scripted Responses API server, no credentials.
 
 interface CodexHarness {
   root: string;
@@ -79,14 +80,23 @@ async function createCodexHarness(script: Script, extra: Env = {}): Promise<Code
 /** The last thing the person typed in a Responses request. */
 const lastText = (request: RecordedRequest) => userTexts(request).at(-1) ?? '';
 
-/** `say X` echoes X; `run C` runs the shell command C, then reports its output; `slow` takes a while. */
+/**
+ * `say X` echoes X; `run C` runs the shell command C, then reports its output; `escalate C` asks to
+ * run C outside the sandbox (codex asks a person first); `slow` takes a while.
+ */
 function echoScript(request: RecordedRequest) {
   const outputs = functionCallOutputs(request);
   const said = lastText(request);
   const input = (request.body as { input?: Array<{ type?: string }> } | null)?.input ?? [];
   if (input.at(-1)?.type === 'function_call_output') return { text: `ran: ${outputs.at(-1)?.output ?? ''}` };
+  if (said.startsWith('Continue where you left off')) return { text: 'continued' };
   if (said.startsWith('run ')) {
     return { content: [{ type: 'tool_use' as const, name: 'exec_command', input: { cmd: said.slice(4) } }] };
+  }
+  if (said.startsWith('escalate ')) {
+    const cmd = said.slice('escalate '.length);
+    const args = { cmd, sandbox_permissions: 'require_escalated', justification: 'the test asks for it' };
+    return { content: [{ type: 'tool_use' as const, name: 'exec_command', input: args }] };
   }
   if (said === 'slow') return { text: 'slow reply', delayMs: 60_000 };
   return { text: `echo: ${said}` };
@@ -321,5 +331,141 @@ describe('codex sessions through A2A', () => {
       await server.close();
     }
     harness = { ...h, runtime: await createRuntime({ dataDir: h.dataDir, env: h.env }) };
+  });
+});
+
+/**
+ * Starts a session whose command asks to leave the sandbox, waits for the approval, and SIGKILLs the
+ * worker's process group (its `codex app-server` with it) while the approval is pending.
+ */
+async function askThenKill(h: CodexHarness, command: string) {
+  const { session } = await h.runtime.createSession({
+    backend: 'codex',
+    prompt: `escalate ${command}`,
+    cwd: h.cwd,
+  });
+  const interaction = await waitFor(
+    async () => (await h.runtime.interactions({ sessionId: session.id, state: 'pending' }))[0],
+    { what: 'the approval to be asked' },
+  );
+  const live = (await h.runtime.getSession(session.id)).live;
+  expect(live?.pid).toBeTypeOf('number');
+  const codex = childrenOf(live!.pid!);
+  expect(codex.length).toBeGreaterThan(0);
+  killGroup(live!.pid!);
+  await waitFor(() => !isRunning(live!.pid!) && codex.every((pid) => !isRunning(pid)), {
+    what: 'the worker and its codex to die',
+  });
+  await readUntil(h.runtime, session.id, isEvent('execution.failed'));
+  return { sessionId: session.id, interaction };
+}
+
+const conflict = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
+
+describe('codex approvals survive the death of the worker', () => {
+  it('pending through a SIGKILL; approved with agentd approve, the next worker runs the command exactly once', async () => {
+    harness = await createCodexHarness(echoScript);
+    const h = harness;
+    const env = { ...h.env, AGENTD_DATA_DIR: h.dataDir };
+    const command = 'echo approved >> approved.txt && echo wrote-it';
+    const { sessionId, interaction } = await askThenKill(h, command);
+    expect([interaction.kind, interaction.toolName]).toEqual(['approval', 'shell']);
+    expect(interaction.request.input).toMatchObject({ command, cwd: h.cwd, reason: 'the test asks for it' });
+    const journal = await readJournal(h.runtime, sessionId);
+    const call = journal.find(isEvent('agent.tool_call'));
+    expect(call && dataOf(call)).toMatchObject({ toolUseId: interaction.toolUseId, name: 'shell' });
+    expect(journal.some(isEvent('agent.tool_permission'))).toBe(false);
+    expect(existsSync(join(h.cwd, 'approved.txt'))).toBe(false);
+
+    // Still pending, as the CLI shows it.
+    const listed = await runCli(['approvals', '--session', sessionId, '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as InteractionRecord[]).map((each) => each.id)).toEqual([
+      interaction.id,
+    ]);
+    await checkGuarantees(h.runtime, sessionId, { pending: [interaction.id] });
+
+    const approved = await runCli(['approve', interaction.id], env);
+    expect(approved.code, approved.stderr).toBe(0);
+    const resumed = await runCli(['resume', sessionId], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const executionId = (await h.runtime.listExecutions(sessionId)).at(-1)!.id;
+    const events = await readUntil(h.runtime, sessionId, isEvent('work.settled', executionId));
+
+    expect(readFileSync(join(h.cwd, 'approved.txt'), 'utf8')).toBe('approved\n');
+    const result = events.find(isEvent('agent.tool_result'));
+    expect(result && dataOf(result)).toMatchObject({
+      toolUseId: interaction.toolUseId,
+      isError: false,
+      content: expect.stringContaining('wrote-it'),
+    });
+    const handed = (await readJournal(h.runtime, sessionId)).filter(isEvent('agent.tool_permission'));
+    expect(handed.map((event) => dataOf(event))).toEqual([
+      expect.objectContaining({ toolUseId: interaction.toolUseId, behavior: 'allow' }),
+    ]);
+    // The model got the command's output as the output of the very call that asked.
+    const last = h.model.conversationRequests().at(-1)!;
+    expect(functionCallOutputs(last)).toEqual([
+      { callId: interaction.toolUseId, output: expect.stringContaining('wrote-it') },
+    ]);
+    expect(events.filter(isEvent('agent.message')).map((event) => dataOf(event).text)).toEqual(['continued']);
+    expect(await h.runtime.interactions({ state: 'pending' })).toEqual([]);
+    await expect(
+      h.runtime.answer(interaction.id, { decision: 'deny', reason: 'too late' }),
+    ).rejects.toSatisfy(conflict);
+    await checkGuarantees(h.runtime, sessionId, {});
+  });
+
+  it('denied after a SIGKILL: the command never runs, and the model gets the reason in its call', async () => {
+    harness = await createCodexHarness(echoScript);
+    const h = harness;
+    const env = { ...h.env, AGENTD_DATA_DIR: h.dataDir };
+    const { sessionId, interaction } = await askThenKill(h, 'echo denied > denied.txt');
+    const reason = 'Not on this machine.';
+    const denied = await runCli(['deny', interaction.id, '--reason', reason], env);
+    expect(denied.code, denied.stderr).toBe(0);
+    const execution = await h.runtime.resume(sessionId);
+    const events = await readUntil(h.runtime, sessionId, isEvent('work.settled', execution.id));
+    expect(existsSync(join(h.cwd, 'denied.txt'))).toBe(false);
+    const result = events.find(isEvent('agent.tool_result'));
+    expect(result && dataOf(result)).toMatchObject({ toolUseId: interaction.toolUseId, isError: true });
+    const output = functionCallOutputs(h.model.conversationRequests().at(-1)!);
+    expect(output).toEqual([{ callId: interaction.toolUseId, output: expect.stringContaining(reason) }]);
+    await checkGuarantees(h.runtime, sessionId, {});
+  });
+
+  it('approved for the session on a live worker: the same command later is decided by the rule, not asked again', async () => {
+    harness = await createCodexHarness(echoScript);
+    const h = harness;
+    const env = { ...h.env, AGENTD_DATA_DIR: h.dataDir };
+    const command = 'echo again >> again.txt';
+    const { session } = await h.runtime.createSession({
+      backend: 'codex',
+      prompt: `escalate ${command}`,
+      cwd: h.cwd,
+    });
+    const interaction = await waitFor(
+      async () => (await h.runtime.interactions({ sessionId: session.id, state: 'pending' }))[0],
+      { what: 'the approval to be asked' },
+    );
+    const approved = await runCli(['approve', interaction.id, '--scope', 'session'], env);
+    expect(approved.code, approved.stderr).toBe(0);
+    let events = await readUntil(h.runtime, session.id, isEvent('work.settled'));
+    expect(readFileSync(join(h.cwd, 'again.txt'), 'utf8')).toBe('again\n');
+
+    await h.runtime.send(session.id, { text: `escalate ${command}` });
+    events = await readUntil(h.runtime, session.id, isEvent('work.settled'), {
+      after: events.at(-1)!.cursor,
+    });
+    const decided = events.find(isEvent('interaction.auto_decided'));
+    expect(decided && dataOf(decided)).toMatchObject({
+      toolName: 'shell',
+      decision: 'approve',
+      rule: { rule: `shell(${command})`, scope: 'session' },
+    });
+    expect(readFileSync(join(h.cwd, 'again.txt'), 'utf8')).toBe('again\nagain\n');
+    expect((await h.runtime.interactions({ sessionId: session.id })).map((each) => each.id)).toEqual([
+      interaction.id,
+    ]);
   });
 });

@@ -27,6 +27,7 @@ const eventTypes: Record<AgentEventType, true> = {
   'agent.compacted': true,
   'agent.turn.completed': true,
   'agent.error': true,
+  'agent.tool_permission': true,
   'input.delivered': true,
   'claude.message': true,
   'agent.native': true,

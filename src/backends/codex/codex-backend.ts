@@ -7,8 +7,9 @@ export interface CodexBackendOptions {
 }
 
 /**
- * The Codex backend: `@openai/codex-sdk` threads, each turn one `codex exec` of the `@openai/codex`
- * executable, resumed by thread id.
+ * The Codex backend: one `codex app-server` child (the `@openai/codex` executable) per session,
+ * driven over its JSON-RPC protocol; threads are resumed by id, and codex's approval requests are
+ * asked through `canUseTool`.
  */
 export class CodexBackend implements AgentBackend {
   readonly name = 'codex';

@@ -1,10 +1,12 @@
-import type { CodexOptions, SandboxMode, ThreadOptions } from '@openai/codex-sdk';
 import type { SessionSpec } from '../agent-backend.js';
+import type { AskForApproval, SandboxMode, SandboxPolicy, ThreadSettings } from './protocol.js';
 
 /** Settings only the Codex backend reads, kept in the session's stored config under `codex`. */
 export interface CodexSettings {
   /** Overrides the sandbox the permission mode maps to. */
   sandboxMode?: SandboxMode;
+  /** Overrides when codex asks (`untrusted`: before any command it does not know to be read-only). */
+  approvalPolicy?: AskForApproval;
   /** Let sandboxed commands reach the network. @default false */
   networkAccess?: boolean;
 }
@@ -15,21 +17,58 @@ export const openAiBaseUrl = 'https://api.openai.com/v1';
 /** The name of the model provider agentd defines for codex, pointed at `OPENAI_BASE_URL`. */
 const providerName = 'agentd';
 
+export interface CodexPolicy {
+  sandbox: SandboxMode;
+  approvalPolicy: AskForApproval;
+}
+
 /**
- * agentd's permission modes as Codex sandboxes: `plan` only reads, `bypassPermissions` runs
- * unsandboxed, everything else writes inside the working directory. `codex exec` never asks a
- * person (its approval policy is always `never`), so the sandbox is the whole policy.
+ * agentd's permission modes as Codex's sandbox and approval policy:
+ *
+ * - `plan`: read-only, never asks (nothing to approve: it only reads);
+ * - `bypassPermissions`: no sandbox, never asks;
+ * - `dontAsk`: writes inside the working directory, never asks (what would need more is refused);
+ * - `default`, `acceptEdits`, `auto`: writes inside the working directory and asks a person before
+ *   anything leaves the sandbox (Codex's own default, `on-request`).
+ *
+ * `settings.codex.sandboxMode` and `settings.codex.approvalPolicy` override either half.
  */
-export function sandboxOf(spec: SessionSpec): SandboxMode {
+export function codexPolicyOf(spec: SessionSpec): CodexPolicy {
   const settings = codexSettings(spec);
-  if (settings.sandboxMode) return settings.sandboxMode;
-  switch (spec.permissionMode) {
-    case 'plan':
-      return 'read-only';
-    case 'bypassPermissions':
-      return 'danger-full-access';
+  const mapped = ((): CodexPolicy => {
+    switch (spec.permissionMode) {
+      case 'plan':
+        return { sandbox: 'read-only', approvalPolicy: 'never' };
+      case 'bypassPermissions':
+        return { sandbox: 'danger-full-access', approvalPolicy: 'never' };
+      case 'dontAsk':
+        return { sandbox: 'workspace-write', approvalPolicy: 'never' };
+      default:
+        return { sandbox: 'workspace-write', approvalPolicy: 'on-request' };
+    }
+  })();
+  return {
+    sandbox: settings.sandboxMode ?? mapped.sandbox,
+    approvalPolicy: settings.approvalPolicy ?? mapped.approvalPolicy,
+  };
+}
+
+/** The sandbox the session's commands run in, as `command/exec` takes it. */
+export function sandboxPolicyOf(spec: SessionSpec): SandboxPolicy {
+  const networkAccess = codexSettings(spec).networkAccess ?? false;
+  switch (codexPolicyOf(spec).sandbox) {
+    case 'read-only':
+      return { type: 'readOnly', networkAccess };
+    case 'danger-full-access':
+      return { type: 'dangerFullAccess' };
     default:
-      return 'workspace-write';
+      return {
+        type: 'workspaceWrite',
+        writableRoots: [],
+        networkAccess,
+        excludeTmpdirEnvVar: false,
+        excludeSlashTmp: false,
+      };
   }
 }
 
@@ -45,46 +84,52 @@ function childEnv(env: Record<string, string | undefined>): Record<string, strin
   return defined;
 }
 
-/**
- * The Codex client's options: `codex` gets the parent's environment plus the spec's (credentials
- * travel only this way), and a model provider of agentd's own that reads its key from
- * `OPENAI_API_KEY` and sends Responses requests to `OPENAI_BASE_URL`, retrying each request at most
- * as often as agentd retries a turn.
- */
-export function codexOptions(spec: SessionSpec, codexPath?: string): CodexOptions {
-  const env = childEnv({ ...process.env, ...spec.env });
-  const baseUrl = env.OPENAI_BASE_URL?.trim() || openAiBaseUrl;
-  const retries = Math.max(0, spec.retry.maxRetries);
-  const config: NonNullable<CodexOptions['config']> = {
-    model_provider: providerName,
-    model_providers: {
-      [providerName]: {
-        name: 'agentd',
-        base_url: baseUrl,
-        wire_api: 'responses',
-        env_key: 'OPENAI_API_KEY',
-        request_max_retries: retries,
-        stream_max_retries: retries,
-      },
-    },
-    // agentd keeps the journal; codex's own telemetry would only try the network.
-    analytics: { enabled: false },
-    check_for_update_on_startup: false,
-  };
-  if (spec.instructions) config.developer_instructions = spec.instructions;
-  return { env, config, ...(codexPath ? { codexPathOverride: codexPath } : {}) };
+/** `codex`'s environment: the parent's plus the spec's (credentials travel only this way). */
+export function codexEnv(spec: SessionSpec): Record<string, string> {
+  return childEnv({ ...process.env, ...spec.env });
 }
 
-/** The thread's options: model, working directory and sandbox. */
-export function threadOptions(spec: SessionSpec): ThreadOptions {
-  const options: ThreadOptions = {
-    workingDirectory: spec.cwd ?? process.cwd(),
-    skipGitRepoCheck: true,
-    sandboxMode: sandboxOf(spec),
-    approvalPolicy: 'never',
-    webSearchMode: 'disabled',
-    networkAccessEnabled: codexSettings(spec).networkAccess ?? false,
+type TomlValue = string | number | boolean;
+
+/** `-c key=value` with the value in TOML (a JSON string is a TOML basic string). */
+function override(key: string, value: TomlValue): string[] {
+  return ['-c', `${key}=${typeof value === 'string' ? JSON.stringify(value) : String(value)}`];
+}
+
+/**
+ * The app-server's config overrides (never a file): a model provider of agentd's own that reads its
+ * key from `OPENAI_API_KEY` and sends Responses requests to `OPENAI_BASE_URL`, retrying each request
+ * at most as often as agentd retries a turn; no web search, analytics or update checks.
+ */
+export function appServerArgs(spec: SessionSpec, env: Record<string, string>): string[] {
+  const baseUrl = env.OPENAI_BASE_URL?.trim() || openAiBaseUrl;
+  const retries = Math.max(0, spec.retry.maxRetries);
+  const provider = `model_providers.${providerName}`;
+  return [
+    ...override('model_provider', providerName),
+    ...override(`${provider}.name`, 'agentd'),
+    ...override(`${provider}.base_url`, baseUrl),
+    ...override(`${provider}.wire_api`, 'responses'),
+    ...override(`${provider}.env_key`, 'OPENAI_API_KEY'),
+    ...override(`${provider}.request_max_retries`, retries),
+    ...override(`${provider}.stream_max_retries`, retries),
+    ...override('sandbox_workspace_write.network_access', codexSettings(spec).networkAccess ?? false),
+    ...override('web_search', 'disabled'),
+    // agentd keeps the journal; codex's own telemetry would only try the network.
+    ...override('analytics.enabled', false),
+    ...override('check_for_update_on_startup', false),
+  ];
+}
+
+/** What a thread is started (or resumed) with: model, working directory, sandbox, approval policy. */
+export function threadSettings(spec: SessionSpec): ThreadSettings {
+  const policy = codexPolicyOf(spec);
+  const settings: ThreadSettings = {
+    cwd: spec.cwd ?? process.cwd(),
+    sandbox: policy.sandbox,
+    approvalPolicy: policy.approvalPolicy,
   };
-  if (spec.model) options.model = spec.model;
-  return options;
+  if (spec.model) settings.model = spec.model;
+  if (spec.instructions) settings.developerInstructions = spec.instructions;
+  return settings;
 }
