@@ -4,6 +4,7 @@ import { postgresCase } from './postgres.js';
 import { runCase } from './run.js';
 import { runtimeCase } from './runtime.js';
 import { scaleCase } from './scale.js';
+import { sendCase } from './send.js';
 import { sseCase } from './sse.js';
 import { storeCase } from './store.js';
 import { wakeCase } from './wake.js';
@@ -20,4 +21,5 @@ export const benchCases: BenchCase[] = [
   scaleCase,
   wakeCase,
   warmCase,
+  sendCase,
 ];
