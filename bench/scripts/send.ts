@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     }
     inputs.end();
     await direct.close();
-    await follower.return?.();
+    await follower.return?.(undefined);
 
     const agentdSpread = spread(agentd);
     const directSpread = spread(directSamples);

@@ -17,8 +17,17 @@ export function sqliteEvents(connection: SqliteConnection): EventStorage {
     async readEvents(sessionId, options = {}) {
       return connection.read(() =>
         connection
-          .statement('SELECT * FROM events WHERE session_id = ? AND cursor > ? ORDER BY cursor LIMIT ?')
-          .all(sessionId, options.after ?? 0, Math.max(0, options.limit ?? 1000))
+          .statement(
+            `SELECT * FROM events WHERE session_id = @sessionId AND cursor > @after
+             AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types)))
+             ORDER BY cursor LIMIT @limit`,
+          )
+          .all({
+            sessionId,
+            after: options.after ?? 0,
+            types: options.types === undefined ? null : JSON.stringify(options.types),
+            limit: Math.max(0, options.limit ?? 1000),
+          })
           .map(toEventRecord),
       );
     },
