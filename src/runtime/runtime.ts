@@ -891,6 +891,12 @@ export class Runtime {
 
   /** The live execution of a session, after marking dead ones. */
   async liveExecution(sessionId: string): Promise<ExecutionRecord | null> {
+    const live = (await this.store.listExecutions(sessionId)).filter((execution) =>
+      liveExecutionStates.includes(execution.state),
+    );
+    // Every live one's process is there (the usual case, on every send): nothing to reconcile, and
+    // the executions need not be read a second time.
+    if (live.every((execution) => this.supervisor.isAlive(execution))) return live[0] ?? null;
     await this.supervisor.reconcile(sessionId);
     const executions = await this.store.listExecutions(sessionId);
     return executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null;
