@@ -13,16 +13,21 @@
  * clock for every process): `input.accepted` (the send's commit), `input.delivered` (the worker
  * dispatched it and `claude` echoed it), the first agent event's commit, and its arrival here.
  *
+ * With BENCH_BASELINE=DIR (a checkout of an earlier commit with its dist/ built) a third side, that
+ * build's runtime and worker on a session of their own, joins the same interleaving: before/after
+ * in one run, under one load.
+ *
  * Run: npm run build && node --import tsx bench/scripts/send.ts   (prints one JSON object)
  * BENCH_RUNS sets the samples per side (default 10; use 20 or more).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { sessionSpecOf } from '../../src/backends/session-spec.js';
 import type { AgentEvent, JournalRecord, UserInput } from '../../src/index.js';
-import { ClaudeBackend, createRuntime, defaultClaudeConfig } from '../../src/index.js';
+import { ClaudeBackend, createRuntime, defaultClaudeConfig, type Runtime } from '../../src/index.js';
 import { startScriptedModel } from '../../src/testing/index.js';
 import { AsyncQueue } from '../../src/util/async-queue.js';
 import { machine } from '../lib/machine.js';
@@ -53,44 +58,27 @@ async function nextOf<T>(iterator: AsyncIterator<T>, until: (value: T) => boolea
   }
 }
 
-async function main(): Promise<void> {
-  const directory = mkdtempSync(join(tmpdir(), 'agentd-bench-send-'));
-  const cwd = join(directory, 'work');
-  mkdirSync(cwd);
-  const model = await startScriptedModel({ script: () => ({ text: 'pong' }) });
-  const modelEnv = { ...model.env(), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-  const startMachine = machine();
-  const runtime = await createRuntime({
-    dataDir: join(directory, 'data'),
-    env: { ...process.env, ...modelEnv },
-  });
-  let workerPid: number | undefined;
-  let sessionId: string | undefined;
-  try {
-    // agentd: a session warmed up by one turn, followed for the whole run as an SSE client would.
-    const { session } = await runtime.createSession({ prompt: 'warm up', cwd });
-    sessionId = session.id;
-    const follower = runtime.events(session.id, { follow: true })[Symbol.asyncIterator]();
-    await nextOf(follower, (event) => event.type === 'work.settled');
-    workerPid = (await runtime.getSession(session.id)).live?.pid ?? undefined;
-
-    // direct: the same backend in this process, no journal, warmed up the same way.
-    const inputs = new AsyncQueue<UserInput>();
-    const direct = new ClaudeBackend().startSession({
-      spec: sessionSpecOf({ ...defaultClaudeConfig(), cwd, env: modelEnv }),
-      inputs,
-    });
-    const directEvents = direct[Symbol.asyncIterator]();
-    inputs.push({ id: crypto.randomUUID(), text: 'warm up' });
-    await nextOf(directEvents, (event: AgentEvent) => event.type === 'agent.turn.completed');
-
-    const agentd: number[] = [];
-    const directSamples: number[] = [];
-    const directDelivered: number[] = [];
-    const stages = { accepted: [] as number[], delivered: [] as number[], journaled: [] as number[] };
-    const between: string[][] = [];
-    for (let run = 0; run < runs; run++) {
-      // (a) agentd
+/** One agentd build's side: a runtime and a live session warmed up by one turn, followed throughout. */
+async function agentdSide(options: {
+  create: typeof createRuntime;
+  dataDir: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+}) {
+  const runtime: Runtime = await options.create({ dataDir: options.dataDir, env: options.env });
+  const { session } = await runtime.createSession({ prompt: 'warm up', cwd: options.cwd });
+  // Followed for the whole run, as an SSE client would.
+  const follower = runtime.events(session.id, { follow: true })[Symbol.asyncIterator]();
+  await nextOf(follower, (event) => event.type === 'work.settled');
+  const workerPid = (await runtime.getSession(session.id)).live?.pid ?? undefined;
+  const samples: number[] = [];
+  const stages = { accepted: [] as number[], delivered: [] as number[], journaled: [] as number[] };
+  let records: string[] = [];
+  return {
+    samples,
+    stages,
+    records: () => records,
+    async sample(run: number): Promise<void> {
       const sentAt = Date.now();
       const started = performance.now();
       await runtime.send(session.id, { text: `ping ${run}` });
@@ -99,61 +87,123 @@ async function main(): Promise<void> {
         turn.push(event);
         return event.type.startsWith('agent.');
       });
-      agentd.push(performance.now() - started);
+      samples.push(performance.now() - started);
       const at = (type: string) => turn.find((event) => event.type === type)?.createdAt ?? Number.NaN;
       stages.accepted.push(at('input.accepted') - sentAt);
       stages.delivered.push(at('input.delivered') - sentAt);
       stages.journaled.push(first.createdAt - sentAt);
-      between.push(turn.map((event) => event.type));
+      records = turn.map((event) => event.type);
       await nextOf(follower, (event) => event.type === 'work.settled');
+    },
+    async close(): Promise<void> {
+      await follower.return?.(undefined);
+      await runtime.stop(session.id).catch(() => {});
+      await runtime.close();
+      if (workerPid === undefined) return;
+      try {
+        process.kill(-workerPid, 'SIGKILL');
+      } catch {
+        // Stopped already.
+      }
+    },
+  };
+}
 
-      // (b) direct
-      const directStarted = performance.now();
+/** The direct side: the Claude backend in this process, no journal, warmed up the same way. */
+async function directSide(options: { cwd: string; env: Record<string, string> }) {
+  const inputs = new AsyncQueue<UserInput>();
+  const session = new ClaudeBackend().startSession({
+    spec: sessionSpecOf({ ...defaultClaudeConfig(), cwd: options.cwd, env: options.env }),
+    inputs,
+  });
+  const events = session[Symbol.asyncIterator]();
+  inputs.push({ id: crypto.randomUUID(), text: 'warm up' });
+  await nextOf(events, (event: AgentEvent) => event.type === 'agent.turn.completed');
+  const samples: number[] = [];
+  const delivered: number[] = [];
+  return {
+    samples,
+    delivered,
+    async sample(run: number): Promise<void> {
+      const started = performance.now();
       inputs.push({ id: crypto.randomUUID(), text: `ping ${run}` });
-      await nextOf(directEvents, (event: AgentEvent) => {
-        if (event.type === 'input.delivered') directDelivered.push(performance.now() - directStarted);
+      await nextOf(events, (event: AgentEvent) => {
+        if (event.type === 'input.delivered') delivered.push(performance.now() - started);
         return event.type.startsWith('agent.');
       });
-      directSamples.push(performance.now() - directStarted);
-      await nextOf(directEvents, (event: AgentEvent) => event.type === 'agent.turn.completed');
-    }
-    inputs.end();
-    await direct.close();
-    await follower.return?.(undefined);
+      samples.push(performance.now() - started);
+      await nextOf(events, (event: AgentEvent) => event.type === 'agent.turn.completed');
+    },
+    async close(): Promise<void> {
+      inputs.end();
+      await session.close();
+    },
+  };
+}
 
-    const agentdSpread = spread(agentd);
-    const directSpread = spread(directSamples);
+function agentdResult(side: Awaited<ReturnType<typeof agentdSide>>, direct: ReturnType<typeof spread>) {
+  const agentd = spread(side.samples);
+  return {
+    ...agentd,
+    addedMedianMs: round(agentd.median - direct.median),
+    addedP95Ms: round(agentd.p95 - direct.p95),
+    stages: {
+      what: "ms after send() began, from the journal records' createdAt (whole milliseconds)",
+      inputAccepted: spread(side.stages.accepted),
+      inputDelivered: spread(side.stages.delivered),
+      firstEventJournaled: spread(side.stages.journaled),
+    },
+    recordsOfLastTurn: side.records(),
+  };
+}
+
+async function main(): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), 'agentd-bench-send-'));
+  const cwd = join(directory, 'work');
+  mkdirSync(cwd);
+  const model = await startScriptedModel({ script: () => ({ text: 'pong' }) });
+  const modelEnv = { ...model.env(), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+  const env = { ...process.env, ...modelEnv };
+  const startMachine = machine();
+  const baselineDir = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const current = await agentdSide({ create: createRuntime, dataDir: join(directory, 'data'), cwd, env });
+    closers.push(current.close);
+    const baseline = baselineDir
+      ? await agentdSide({
+          create: (
+            (await import(pathToFileURL(join(baselineDir, 'dist', 'index.js')).href)) as {
+              createRuntime: typeof createRuntime;
+            }
+          ).createRuntime,
+          dataDir: join(directory, 'baseline-data'),
+          cwd,
+          env,
+        })
+      : undefined;
+    if (baseline) closers.push(baseline.close);
+    const direct = await directSide({ cwd, env: modelEnv });
+    closers.push(direct.close);
+    for (let run = 0; run < runs; run++) {
+      await current.sample(run);
+      await baseline?.sample(run);
+      await direct.sample(run);
+    }
+    const directSpread = spread(direct.samples);
     const result = {
       benchmark: 'send',
       machine: startMachine,
       loadAverageAtEnd: round(loadavg()[0] ?? Number.NaN),
       runs,
       what: "send → the turn's first agent.* event on a live idle session, ms",
-      agentd: agentdSpread,
-      direct: directSpread,
-      addedMedianMs: round(agentdSpread.median - directSpread.median),
-      addedP95Ms: round(agentdSpread.p95 - directSpread.p95),
-      stages: {
-        what: "ms after send() began, from the journal records' createdAt (whole milliseconds)",
-        inputAccepted: spread(stages.accepted),
-        inputDelivered: spread(stages.delivered),
-        firstEventJournaled: spread(stages.journaled),
-        firstEventRead: agentdSpread,
-        directInputDelivered: spread(directDelivered),
-      },
-      recordsBeforeFirstEvent: between[0] ?? [],
+      agentd: agentdResult(current, directSpread),
+      ...(baseline ? { baseline: { dir: baselineDir, ...agentdResult(baseline, directSpread) } } : {}),
+      direct: { ...directSpread, inputDelivered: spread(direct.delivered) },
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
-    if (sessionId !== undefined) await runtime.stop(sessionId).catch(() => {});
-    await runtime.close();
-    if (workerPid !== undefined) {
-      try {
-        process.kill(-workerPid, 'SIGKILL');
-      } catch {
-        // Stopped already.
-      }
-    }
+    for (const close of closers.reverse()) await close().catch(() => {});
     await model.close();
     rmSync(directory, { recursive: true, force: true });
   }
