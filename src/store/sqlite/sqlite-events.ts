@@ -18,16 +18,12 @@ export function sqliteEvents(connection: SqliteConnection): EventStorage {
       return connection.read(() =>
         connection
           .statement(
-            `SELECT * FROM events WHERE session_id = @sessionId AND cursor > @after
-             AND (@types IS NULL OR type IN (SELECT value FROM json_each(@types)))
-             ORDER BY cursor LIMIT @limit`,
+            // One placeholder per type (a statement per count, prepared once): cheaper than json_each.
+            `SELECT * FROM events WHERE session_id = ? AND cursor > ?${
+              options.types === undefined ? '' : ` AND type IN (${options.types.map(() => '?').join(', ')})`
+            } ORDER BY cursor LIMIT ?`,
           )
-          .all({
-            sessionId,
-            after: options.after ?? 0,
-            types: options.types === undefined ? null : JSON.stringify(options.types),
-            limit: Math.max(0, options.limit ?? 1000),
-          })
+          .all(sessionId, options.after ?? 0, ...(options.types ?? []), Math.max(0, options.limit ?? 1000))
           .map(toEventRecord),
       );
     },
