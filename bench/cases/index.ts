@@ -9,6 +9,7 @@ import { sseCase } from './sse.js';
 import { storeCase } from './store.js';
 import { wakeCase } from './wake.js';
 import { warmCase } from './warm.js';
+import { workerCase } from './worker.js';
 
 /** Every benchmark `npm run bench` knows; add new modules here. */
 export const benchCases: BenchCase[] = [
@@ -22,4 +23,5 @@ export const benchCases: BenchCase[] = [
   wakeCase,
   warmCase,
   sendCase,
+  workerCase,
 ];
