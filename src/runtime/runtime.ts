@@ -507,7 +507,12 @@ export class Runtime {
         { now: Date.now() },
       );
     }
-    if (input.state === 'accepted') await this.ensureWorker(sessionId);
+    if (input.state === 'accepted') {
+      // The worker seen before the commit is woken at once; whether it is still there to take
+      // the input is read after the commit, as ever (a worker going idle-stopping reads once more).
+      if (live) this.supervisor.nudge(live);
+      await this.ensureWorker(sessionId, live);
+    }
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
   }
 
@@ -911,8 +916,17 @@ export class Runtime {
    * A worker that is stopping re-reads the journal after it marks itself so; one that already left
    * cannot take the input, so wait for it to go and start another.
    */
-  private async ensureWorker(sessionId: string): Promise<void> {
+  private async ensureWorker(sessionId: string, nudged: ExecutionRecord | null = null): Promise<void> {
     let live = await this.liveExecution(sessionId);
+    // Woken already, and as it was then: no second signal (it would cost the worker another look).
+    if (
+      live &&
+      nudged &&
+      live.id === nudged.id &&
+      live.state === nudged.state &&
+      (live.state === 'running' || live.state === 'idle')
+    )
+      return;
     const deadline = Date.now() + 15_000;
     while (live?.state === 'stopping' && Date.now() < deadline) {
       await sleep(this.pollMs);
