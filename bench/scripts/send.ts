@@ -198,7 +198,20 @@ async function main(): Promise<void> {
       runs,
       what: "send → the turn's first agent.* event on a live idle session, ms",
       agentd: agentdResult(current, directSpread),
-      ...(baseline ? { baseline: { dir: baselineDir, ...agentdResult(baseline, directSpread) } } : {}),
+      ...(baseline
+        ? {
+            baseline: { dir: baselineDir, ...agentdResult(baseline, directSpread) },
+            // Sample by sample (adjacent in time, so under the same load): this build minus the baseline.
+            pairedDifference: spread(
+              current.samples.map((value, index) => value - (baseline.samples[index] ?? 0)),
+            ),
+          }
+        : {}),
+      samples: {
+        agentd: current.samples.map(round),
+        baseline: baseline?.samples.map(round),
+        direct: direct.samples.map(round),
+      },
       direct: { ...directSpread, inputDelivered: spread(direct.delivered) },
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
