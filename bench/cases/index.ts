@@ -4,10 +4,12 @@ import { postgresCase } from './postgres.js';
 import { runCase } from './run.js';
 import { runtimeCase } from './runtime.js';
 import { scaleCase } from './scale.js';
+import { sendCase } from './send.js';
 import { sseCase } from './sse.js';
 import { storeCase } from './store.js';
 import { wakeCase } from './wake.js';
 import { warmCase } from './warm.js';
+import { workerCase } from './worker.js';
 
 /** Every benchmark `npm run bench` knows; add new modules here. */
 export const benchCases: BenchCase[] = [
@@ -20,4 +22,6 @@ export const benchCases: BenchCase[] = [
   scaleCase,
   wakeCase,
   warmCase,
+  sendCase,
+  workerCase,
 ];

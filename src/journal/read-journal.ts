@@ -1,5 +1,5 @@
 import { JournalCorruptError } from '../errors/index.js';
-import type { EventRecord, Store } from '../store/store.js';
+import type { EventRecord, ReadEventsOptions, Store } from '../store/store.js';
 import type { JournalRecord } from './journal-event.js';
 import { isJournalEventType, journalDataSchemas } from './journal-schema.js';
 
@@ -24,11 +24,14 @@ export function toJournalRecord(event: EventRecord): JournalRecord {
   return { ...event, data: parsed.data } as JournalRecord;
 }
 
-/** The session's events with cursor > `after` (default 0), oldest first, at most `limit` (default 1000), typed. */
+/**
+ * The session's events with cursor > `after` (default 0), oldest first, at most `limit` (default
+ * 1000), of `types` only when given, typed.
+ */
 export async function readJournal(
   store: Store,
   sessionId: string,
-  options: { after?: number; limit?: number } = {},
+  options: ReadEventsOptions = {},
 ): Promise<JournalRecord[]> {
   return (await store.readEvents(sessionId, options)).map(toJournalRecord);
 }

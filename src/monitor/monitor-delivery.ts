@@ -4,7 +4,7 @@ import type { JournalInputOptions } from '../journal/journal-input.js';
 import { isProcessAlive, isRemote } from '../journal/process-identity.js';
 import { readJournal } from '../journal/read-journal.js';
 import type { InputRecord, Store } from '../store/store.js';
-import { MonitorLedger, type PendingBatch } from './monitor-ledger.js';
+import { MonitorLedger, monitorLedgerTypes, type PendingBatch } from './monitor-ledger.js';
 
 /** At most this much of a batch's output goes into the input; the journal keeps all of it. */
 export const deliveredTextLimit = 32 * 1024;
@@ -15,10 +15,21 @@ export async function readLedger(
   sessionId: string,
   ledger = new MonitorLedger(sessionId),
 ): Promise<MonitorLedger> {
+  // Only the records the ledger folds are read: between a worker's turns, the turn's own events
+  // (nearly all of what was journaled since the last look) are skipped by the query, not parsed.
+  // Every cursor up to `last` was committed before it was read, so the ledger has seen them all.
+  const last = await store.lastCursor(sessionId);
   for (;;) {
-    const page = await readJournal(store, sessionId, { after: ledger.cursor, limit: 1000 });
+    const page = await readJournal(store, sessionId, {
+      after: ledger.cursor,
+      limit: 1000,
+      types: monitorLedgerTypes,
+    });
     for (const record of page) ledger.apply(record);
-    if (page.length < 1000) return ledger;
+    if (page.length < 1000) {
+      ledger.cursor = Math.max(ledger.cursor, last);
+      return ledger;
+    }
   }
 }
 

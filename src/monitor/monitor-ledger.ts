@@ -53,6 +53,15 @@ interface Entry {
  * state, `input.accepted` records with a monitor source say which output the session was given.
  * The journal is the only record of a monitor; this is how every reader sees it.
  */
+/** The records `MonitorLedger.apply` folds; every other type leaves it as it is. */
+export const monitorLedgerTypes = [
+  'input.accepted',
+  'monitor.started',
+  'monitor.observation',
+  'monitor.stop_requested',
+  'monitor.stopped',
+] as const;
+
 export class MonitorLedger {
   private readonly entries = new Map<string, Entry>();
   /** The cursor of the last record applied. */

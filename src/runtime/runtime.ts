@@ -516,7 +516,12 @@ export class Runtime {
         { now: Date.now() },
       );
     }
-    if (input.state === 'accepted') await this.ensureWorker(sessionId);
+    if (input.state === 'accepted') {
+      // The worker seen before the commit is woken at once; whether it is still there to take
+      // the input is read after the commit, as ever (a worker going idle-stopping reads once more).
+      if (live) this.supervisor.nudge(live);
+      await this.ensureWorker(sessionId, live);
+    }
     return (await this.store.getInput(sessionId, input.messageId)) ?? input;
   }
 
@@ -897,6 +902,12 @@ export class Runtime {
 
   /** The live execution of a session, after marking dead ones. */
   async liveExecution(sessionId: string): Promise<ExecutionRecord | null> {
+    const live = (await this.store.listExecutions(sessionId)).filter((execution) =>
+      liveExecutionStates.includes(execution.state),
+    );
+    // Every live one's process is there (the usual case, on every send): nothing to reconcile, and
+    // the executions need not be read a second time.
+    if (live.every((execution) => this.supervisor.isAlive(execution))) return live[0] ?? null;
     await this.supervisor.reconcile(sessionId);
     const executions = await this.store.listExecutions(sessionId);
     return executions.find((execution) => liveExecutionStates.includes(execution.state)) ?? null;
@@ -912,8 +923,17 @@ export class Runtime {
    * A worker that is stopping re-reads the journal after it marks itself so; one that already left
    * cannot take the input, so wait for it to go and start another.
    */
-  private async ensureWorker(sessionId: string): Promise<void> {
+  private async ensureWorker(sessionId: string, nudged: ExecutionRecord | null = null): Promise<void> {
     let live = await this.liveExecution(sessionId);
+    // Woken already, and as it was then: no second signal (it would cost the worker another look).
+    if (
+      live &&
+      nudged &&
+      live.id === nudged.id &&
+      live.state === nudged.state &&
+      (live.state === 'running' || live.state === 'idle')
+    )
+      return;
     const deadline = Date.now() + 15_000;
     while (live?.state === 'stopping' && Date.now() < deadline) {
       await sleep(this.pollMs);

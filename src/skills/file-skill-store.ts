@@ -21,7 +21,7 @@ import {
   SkillTargetExistsError,
 } from '../errors/index.js';
 import { digestOf, isSkillDigest, parseSkill, serializeSkill } from './canonical.js';
-import { readSkillSource, type SkillSource } from './read-skill-source.js';
+import type { SkillSource } from './read-skill-source.js';
 import { defaultSkillLimits, manifestPath, type SkillFile, type SkillLimits } from './skill-collector.js';
 import { parseSkillManifest } from './skill-manifest.js';
 import type { Skill, SkillAddResult, SkillListEntry, SkillStore, SkillSummary } from './skill-store.js';
@@ -54,6 +54,8 @@ export class FileSkillStore implements SkillStore {
   }
 
   async add(source: SkillSource): Promise<SkillAddResult> {
+    // The archive readers (tar, yauzl) load only when a skill is added: a worker only reads skills.
+    const { readSkillSource } = await import('./read-skill-source.js');
     const files = await readSkillSource({ source, limits: this.#limits });
     const manifest = parseSkillManifest(manifestOf(files));
     const blob = serializeSkill(files);

@@ -26,6 +26,16 @@ export type SessionState = (typeof sessionStates)[number];
 export const executionStates = ['starting', 'running', 'idle', 'stopping', 'stopped', 'failed'] as const;
 export type ExecutionState = (typeof executionStates)[number];
 /** States in which an execution's worker holds (or is about to take) the session: at most one per session. */
+/** Which of a session's events `readEvents` returns. */
+export interface ReadEventsOptions {
+  /** Only events with a cursor past this one. @default 0 */
+  after?: number;
+  /** At most this many. @default 1000 */
+  limit?: number;
+  /** Only events of these types. @default every type */
+  types?: readonly string[];
+}
+
 export const liveExecutionStates: readonly ExecutionState[] = ['starting', 'running', 'idle', 'stopping'];
 export const deliveryStates = ['accepted', 'dispatching', 'delivered', 'uncertain'] as const;
 export type DeliveryState = (typeof deliveryStates)[number];
@@ -294,8 +304,11 @@ export interface EventStorage {
     events: NewEvent[],
     options: { epoch?: number; now: number },
   ): Promise<EventRecord[]>;
-  /** Events with cursor > `after` (default 0), oldest first, at most `limit` (default 1000). */
-  readEvents(sessionId: string, options?: { after?: number; limit?: number }): Promise<EventRecord[]>;
+  /**
+   * Events with cursor > `after` (default 0), oldest first, at most `limit` (default 1000); with
+   * `types`, only events of those types (the others are skipped without being read).
+   */
+  readEvents(sessionId: string, options?: ReadEventsOptions): Promise<EventRecord[]>;
   /** The highest cursor of the session, 0 when it has no events. */
   lastCursor(sessionId: string): Promise<number>;
   /**

@@ -61,7 +61,16 @@ export class ControlLoop {
   async takeInterruptRequest(): Promise<boolean> {
     const { store, sessionId } = this.options;
     let requested = false;
-    for (const event of await readJournal(store, sessionId, { after: this.lastCursor })) {
+    // Only interrupts are read: the rest of what was journaled since the last look is mostly this
+    // worker's own events, which a wake (every new input) would otherwise parse all over again.
+    // Every cursor up to `last` was committed before it was read, so none is skipped.
+    const last = await store.lastCursor(sessionId);
+    const interrupts = await readJournal(store, sessionId, {
+      after: this.lastCursor,
+      types: ['control.interrupt'],
+    });
+    this.lastCursor = Math.max(this.lastCursor, last);
+    for (const event of interrupts) {
       this.lastCursor = Math.max(this.lastCursor, event.cursor);
       if (event.type !== 'control.interrupt') continue;
       const target = event.data.inputId;

@@ -24,7 +24,7 @@ import { MonitorInbox } from './monitor-inbox.js';
 import { Recovery } from './recovery.js';
 import { unfinishedRollback } from './rollback.js';
 import { launchConfig, type SessionLaunch } from './session-launch.js';
-import { TurnTracing } from './turn-tracing.js';
+import type { TurnTracing } from './turn-tracing.js';
 import { Waker } from './waker.js';
 
 export interface WorkerOptions {
@@ -242,6 +242,8 @@ export class Worker {
       ? (sessionRecord.nativeSessionId ?? undefined)
       : await this.recovery.resumableSession(sessionRecord.nativeSessionId);
     if (this.options.tracing) {
+      // OpenTelemetry's API loads with the tracer, only when tracing is on.
+      const { TurnTracing } = await import('./turn-tracing.js');
       this.tracing = new TurnTracing({
         tracing: this.options.tracing,
         store,

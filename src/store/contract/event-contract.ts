@@ -151,6 +151,21 @@ export function describeEventContract(context: ContractContext): void {
       expect(await store.readEvents(session.id, { limit: 0 })).toEqual([]);
     });
 
+    it('readEvents: with `types`, returns only events of those types, after the cursor', async () => {
+      const store = context.store();
+      const session = await createTestSession(store);
+      await store.appendEvents(session.id, events(3), { now: 1 });
+      await store.appendEvents(session.id, events(2, 'monitor.observation'), { now: 1 });
+      await store.appendEvents(session.id, events(2), { now: 1 });
+      await store.appendEvents(session.id, events(1, 'input.accepted'), { now: 1 });
+      const types = ['monitor.observation', 'input.accepted'];
+      expect((await store.readEvents(session.id, { types })).map((event) => event.cursor)).toEqual([4, 5, 8]);
+      expect(
+        (await store.readEvents(session.id, { after: 4, types, limit: 1 })).map((event) => event.cursor),
+      ).toEqual([5]);
+      expect(await store.readEvents(session.id, { types: [] })).toEqual([]);
+    });
+
     it('readEvents: returns at most 1000 events by default', async () => {
       const store = context.store();
       const session = await createTestSession(store);

@@ -31,8 +31,9 @@ export function postgresEvents(
       return connection.read(async (executor) =>
         (
           await executor.rows(
-            'SELECT * FROM events WHERE session_id = $1 AND cursor > $2 ORDER BY cursor LIMIT $3',
-            [sessionId, options.after ?? 0, Math.max(0, options.limit ?? 1000)],
+            `SELECT * FROM events WHERE session_id = $1 AND cursor > $2
+             AND ($4::text[] IS NULL OR type = ANY($4::text[])) ORDER BY cursor LIMIT $3`,
+            [sessionId, options.after ?? 0, Math.max(0, options.limit ?? 1000), options.types ?? null],
           )
         ).map(toEventRecord),
       );

@@ -17,8 +17,13 @@ export function sqliteEvents(connection: SqliteConnection): EventStorage {
     async readEvents(sessionId, options = {}) {
       return connection.read(() =>
         connection
-          .statement('SELECT * FROM events WHERE session_id = ? AND cursor > ? ORDER BY cursor LIMIT ?')
-          .all(sessionId, options.after ?? 0, Math.max(0, options.limit ?? 1000))
+          .statement(
+            // One placeholder per type (a statement per count, prepared once): cheaper than json_each.
+            `SELECT * FROM events WHERE session_id = ? AND cursor > ?${
+              options.types === undefined ? '' : ` AND type IN (${options.types.map(() => '?').join(', ')})`
+            } ORDER BY cursor LIMIT ?`,
+          )
+          .all(sessionId, options.after ?? 0, ...(options.types ?? []), Math.max(0, options.limit ?? 1000))
           .map(toEventRecord),
       );
     },
