@@ -7,6 +7,14 @@ export interface LeaseKeeperOptions {
   executionId: string;
   /** @default 15000 */
   ttlMs?: number;
+  /**
+   * While this says so (the worker is quiet: no turn, nothing asked, nothing in the background),
+   * renewals give the lease `quietTtlFactor` times its time, so a quiet worker renews that much less
+   * often. @default never
+   */
+  quiet?: () => boolean;
+  /** @default 4 */
+  quietTtlFactor?: number;
 }
 
 /** What became of the attempt to take the session's lease. */
@@ -27,6 +35,8 @@ export type LeaseOutcome =
 export class LeaseKeeper {
   private currentEpoch = 0;
   private lastRenewal = 0;
+  /** The time the last acquisition or renewal gave the lease. */
+  private lastTtlMs = 0;
   private isLost = false;
   readonly ttlMs: number;
 
@@ -65,6 +75,7 @@ export class LeaseKeeper {
     if (lease) {
       this.currentEpoch = lease.epoch;
       this.lastRenewal = Date.now();
+      this.lastTtlMs = this.ttlMs;
       return { taken: true, epoch: lease.epoch };
     }
     // Refused without another live owner: the store found this execution not fresh, or not ours.
@@ -75,19 +86,24 @@ export class LeaseKeeper {
 
   /** How long until `renewIfDue` renews. */
   untilRenewalMs(): number {
-    return Math.max(0, this.ttlMs / 3 - (Date.now() - this.lastRenewal)) + 1;
+    return Math.max(0, this.lastTtlMs / 3 - (Date.now() - this.lastRenewal)) + 1;
   }
 
-  /** Renews the lease once a third of its time has passed; `LeaseLostError` when refused. */
+  /**
+   * Renews the lease once a third of the time it was last given has passed; `LeaseLostError` when
+   * refused. A quiet worker gives it `quietTtlFactor` times its time (decision 0137).
+   */
   async renewIfDue(): Promise<void> {
-    if (Date.now() - this.lastRenewal <= this.ttlMs / 3) return;
+    if (Date.now() - this.lastRenewal <= this.lastTtlMs / 3) return;
+    const ttlMs = this.options.quiet?.() ? this.ttlMs * (this.options.quietTtlFactor ?? 4) : this.ttlMs;
     const renewed = await this.options.store.renewLease({
       sessionId: this.options.sessionId,
       epoch: this.currentEpoch,
-      ttlMs: this.ttlMs,
+      ttlMs,
       now: Date.now(),
     });
     if (!renewed) throw new LeaseLostError('lease renewal refused');
     this.lastRenewal = Date.now();
+    this.lastTtlMs = ttlMs;
   }
 }

@@ -103,7 +103,15 @@ export class Worker {
     const { store, sessionId, executionId } = options;
     this.pollMs = options.pollMs ?? 50;
     const log = (line: string) => this.log(line);
-    this.lease = new LeaseKeeper({ store, sessionId, executionId, ...ttl(options.leaseTtlMs) });
+    this.lease = new LeaseKeeper({
+      store,
+      sessionId,
+      executionId,
+      ...ttl(options.leaseTtlMs),
+      // On SQLite every worker is on this host, where a dead one is found by its PID, not its lease;
+      // a longer lease only delays taking over from a hung quiet worker. Not so across nodes.
+      ...(store.kind === 'sqlite' ? { quiet: () => this.quiet() } : {}),
+    });
     const controlNap = this.waker.napper();
     const feedNap = this.waker.napper();
     this.control = new ControlLoop({
@@ -190,10 +198,16 @@ export class Worker {
     const { store } = this.options;
     const woken = store.kind === 'sqlite' || store.changes?.crossProcess === true;
     if (!woken) return ms;
-    // Quiet (no turn, nothing being asked, nothing in the background): only the lease and the
-    // idle timeout bring the worker round (decision 0137).
-    const quiet = !this.feed.turnActive && !this.busy();
-    return Math.max(ms, quiet ? (this.options.quietPollMs ?? 30_000) : (this.options.safetyPollMs ?? 2000));
+    // Quiet: only the lease and the idle timeout bring the worker round (decision 0137).
+    return Math.max(
+      ms,
+      this.quiet() ? (this.options.quietPollMs ?? 30_000) : (this.options.safetyPollMs ?? 2000),
+    );
+  }
+
+  /** No turn, nothing being asked, nothing in the background. */
+  private quiet(): boolean {
+    return !this.feed.turnActive && !this.busy();
   }
 
   /** Whether something keeps the worker up between turns. */

@@ -1,0 +1,15 @@
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRuntime } from '/work/main/src/index.js';
+import { startScriptedModel } from '/work/main/src/testing/index.js';
+const model = await startScriptedModel({ script: () => ({ text: 'pong' }) });
+const dir = mkdtempSync(join(tmpdir(), 'one-idle-'));
+mkdirSync(join(dir, 'work'));
+const runtime = await createRuntime({ dataDir: join(dir, 'data'), env: { ...process.env, ...model.env(), CLAUDE_CONFIG_DIR: join(dir, 'cfg') } });
+const { session } = await runtime.createSession({ cwd: join(dir, 'work'), prompt: 'hi' });
+for await (const e of runtime.events(session.id, { follow: true })) if (e.type === 'agent.turn.completed') break;
+const live = (await runtime.getSession(session.id)).live;
+console.log('WORKER', live?.pid);
+await new Promise((r) => setTimeout(r, 120000));
+process.exit(0);
