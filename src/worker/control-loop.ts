@@ -16,6 +16,8 @@ export interface ControlLoopOptions {
   turnActive: () => boolean;
   /** The input of the turn that runs now, if any: an interrupt aimed at a turn applies to that one only. */
   turnInputId: () => string | undefined;
+  /** Told when the worker is to stop, so that every wait of the worker ends at once. */
+  onStop?: () => void;
   log: (line: string) => void;
 }
 
@@ -46,6 +48,7 @@ export class ControlLoop {
   /** The first reason given wins. */
   stop(reason: string): void {
     this.reason ??= reason;
+    this.options.onStop?.();
   }
 
   /** Only interrupts journaled after this cursor concern this execution. */

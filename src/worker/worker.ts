@@ -124,6 +124,8 @@ export class Worker {
       nap: (ms) => controlNap(Math.min(this.napMs(ms), this.lease.untilRenewalMs())),
       turnActive: () => this.feed.turnActive,
       turnInputId: () => this.turn?.inputId,
+      // A quiet worker's waits are long (decision 0137): a stop ends them instead.
+      onStop: () => this.waker.wake(),
       log,
     });
     this.journal = new ExecutionJournal({
