@@ -18,6 +18,7 @@ import {
   waitFor,
   workerLog,
 } from './helpers.js';
+import { backends } from './support/backends.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -72,17 +73,22 @@ async function settled(h: Harness, sessionId: string, inputId: string): Promise<
   });
 }
 
-describe('double texting while a turn streams', { timeout: 180_000 }, () => {
+describe.each(backends)('double texting while a turn streams (%s)', { timeout: 180_000 }, (backend) => {
   it('enqueue (the default): the turn finishes, then the message is the next turn', async () => {
     // A shorter stream (a few seconds): enqueue waits for it to finish.
     harness = await createHarness({
+      backend,
       script: [
         { text: `first answer ${'x'.repeat(120)} end-of-first`, chunkSize: 4, chunkDelayMs: 60 },
         { text: 'second answer' },
       ],
     });
     const h = harness;
-    const { session, input: first } = await h.runtime.createSession({ prompt: 'question one', cwd: h.cwd });
+    const { session, input: first } = await h.runtime.createSession({
+      backend,
+      prompt: 'question one',
+      cwd: h.cwd,
+    });
     await streaming(h, 1);
     const second = await h.runtime.send(session.id, { text: 'question two' });
     expect(second.state).toBe('accepted');
@@ -102,9 +108,10 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
   });
 
   it('reject: session_busy, nothing journaled; the session default applies when the message says nothing', async () => {
-    harness = await createHarness({ script: [slowReply('first answer'), { text: 'later answer' }] });
+    harness = await createHarness({ backend, script: [slowReply('first answer'), { text: 'later answer' }] });
     const h = harness;
     const { session } = await h.runtime.createSession({
+      backend,
       prompt: 'question one',
       cwd: h.cwd,
       ifBusy: 'reject',
@@ -135,9 +142,16 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
   });
 
   it('interrupt: the turn is cut through the SDK, its events stay (marked), the new message is delivered', async () => {
-    harness = await createHarness({ script: [slowReply('first answer'), { text: 'second answer' }] });
+    harness = await createHarness({
+      backend,
+      script: [slowReply('first answer'), { text: 'second answer' }],
+    });
     const h = harness;
-    const { session, input: first } = await h.runtime.createSession({ prompt: 'question one', cwd: h.cwd });
+    const { session, input: first } = await h.runtime.createSession({
+      backend,
+      prompt: 'question one',
+      cwd: h.cwd,
+    });
     await streaming(h, 1);
     const second = await h.runtime.send(session.id, { text: 'question two', ifBusy: 'interrupt' });
     const journal = await settled(h, session.id, second.id);
@@ -171,7 +185,11 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
     expect(requestText(requests[1]!)).not.toContain('and on '.repeat(150));
     await checkGuarantees(h.runtime, session.id, { model: h.model });
   });
+});
 
+// Claude only: rollback resumes the native session before a turn, which Codex threads cannot
+// (the runtime refuses it for them, 0140).
+describe('double texting while a turn streams, claude only', { timeout: 180_000 }, () => {
   it('rollback: the interrupted turn is taken back; the model never sees it again', async () => {
     harness = await createHarness({
       script: [
