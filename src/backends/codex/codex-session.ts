@@ -12,6 +12,8 @@ import { errorInfo } from '../claude/classify.js';
 import { TurnTimer } from '../claude/turn-timer.js';
 import { classifyCodexMessage, codexRetryOf } from './classify.js';
 import { codexOptions, sandboxOf, threadOptions } from './codex-options.js';
+import { CodexThreads, type ThreadStorage } from './codex-threads.js';
+import { CodexTurnCost } from './codex-turn-cost.js';
 import { CodexEventConverter, codexUsage } from './convert.js';
 
 const continuePrompt =
@@ -44,21 +46,32 @@ export class CodexSession implements AgentSession {
   private readonly converter = new CodexEventConverter();
   /** The turn's last agent message: its result. */
   private lastMessage: string | null = null;
+  /** The thread's rollout, kept in the store (codex-threads.ts). */
+  private readonly threads: CodexThreads;
+  private costs: CodexTurnCost | undefined;
 
   constructor(
     private readonly options: StartSessionOptions,
     private readonly codexPath?: string,
   ) {
     this.nativeSessionId = options.spec.resume ?? null;
+    const storage = options.sessionStore as ThreadStorage | undefined;
+    this.threads = new CodexThreads({
+      env: { ...process.env, ...options.spec.env },
+      ...(storage ? { storage } : {}),
+    });
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
     const inputs = this.options.inputs[Symbol.asyncIterator]();
     try {
+      this.costs = CodexTurnCost.open(this.options.spec, { ...process.env, ...this.options.spec.env });
+      const threadId = () => this.nativeSessionId;
       while (!this.closed) {
         const next = await inputs.next();
         if (next.done || this.closed) break;
-        yield* this.turn(next.value);
+        const turn = this.threads.saving(this.turn(next.value), threadId);
+        yield* this.costs.pricing(turn, () => this.threads.model(threadId()));
       }
     } finally {
       void inputs.return?.()?.catch(() => undefined);
@@ -86,6 +99,8 @@ export class CodexSession implements AgentSession {
     const { Codex } = await loadCodexSdk();
     this.codex ??= new Codex(codexOptions(this.options.spec, this.codexPath));
     const options = threadOptions(this.options.spec);
+    // A thread written on another node (or a wiped CODEX_HOME) comes back from the store first.
+    if (this.nativeSessionId) this.costs?.startFrom(await this.threads.restore(this.nativeSessionId));
     this.thread = this.nativeSessionId
       ? this.codex.resumeThread(this.nativeSessionId, options)
       : this.codex.startThread(options);
@@ -233,7 +248,7 @@ export class CodexSession implements AgentSession {
       result: this.lastMessage,
       sessionId: this.nativeSessionId ?? '',
       usage,
-      // The Responses API reports no price: agentd does not guess one.
+      // The Responses API reports no price: CodexTurnCost prices the turn from its usage.
       costUsd: 0,
       numTurns: 1,
       durationMs: Date.now() - startedAt,
