@@ -15,19 +15,23 @@ export interface ModelPrice {
 export type PriceTable = Record<string, ModelPrice>;
 
 /**
- * OpenAI's standard-tier list prices (https://developers.openai.com/api/docs/pricing, as published
- * on the model pages and restated by third parties, checked 2026-12-02; 0145). They change: a
- * deployment that bills by them overrides them with `AGENTD_CODEX_PRICES` or `codex.prices`.
- * A model not listed costs 0, as before: agentd does not guess.
+ * OpenAI's standard-tier list prices as published (OpenAI's pricing and model pages, restated by
+ * third parties; checked 2026-12-02, sources in 0145). `gpt-6.1-sol`, the model `codex` 0.163.0 uses
+ * when none is named, is not here: no price for it could be found, so its turns cost 0 until a
+ * deployment prices it with `AGENTD_CODEX_PRICES` or `codex.prices`. Prices change: a deployment
+ * that bills by them checks them. A model not listed costs 0: agentd does not guess.
  */
 export const defaultCodexPrices: PriceTable = {
+  // The GPT-5.6 family's cached input at a tenth of input, as for OpenAI's other newest models.
+  'gpt-5.6-sol': { input: 5, cachedInput: 0.5, output: 30 },
+  'gpt-5.6-terra': { input: 2.5, cachedInput: 0.25, output: 15 },
+  'gpt-5.6-luna': { input: 1, cachedInput: 0.1, output: 6 },
   'gpt-5.5': { input: 5, cachedInput: 0.5, output: 30 },
   'gpt-5.4': { input: 2.5, cachedInput: 0.25, output: 15 },
   'gpt-5.4-mini': { input: 0.75, cachedInput: 0.075, output: 4.5 },
   'gpt-5.4-nano': { input: 0.2, cachedInput: 0.02, output: 1.25 },
+  'gpt-5.1': { input: 1.25, cachedInput: 0.125, output: 10 },
   'gpt-5-codex': { input: 1.25, cachedInput: 0.125, output: 10 },
-  'gpt-5.1-codex': { input: 1.25, cachedInput: 0.125, output: 10 },
-  'gpt-5.1-codex-max': { input: 1.25, cachedInput: 0.125, output: 10 },
   'gpt-5': { input: 1.25, cachedInput: 0.125, output: 10 },
 };
 
