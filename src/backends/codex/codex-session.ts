@@ -75,6 +75,8 @@ export class CodexSession implements AgentSession {
       }
     } finally {
       void inputs.return?.()?.catch(() => undefined);
+      // At exit, what a cut-short turn wrote; a failure here leaves it for the next turn's save.
+      await this.threads.save(this.nativeSessionId).catch(() => undefined);
       await this.close();
     }
   }

@@ -127,6 +127,25 @@ describe('CodexThreads', () => {
     expect(readFileSync(path, 'utf8')).toBe(`${ahead.join('\n')}\n`);
   });
 
+  it('restore: a file that another node has since continued differently is replaced by the store’s', async () => {
+    const codexHome = home('a');
+    const shared = [meta, context('gpt-5.4')];
+    const path = writeRollout(codexHome, [...shared, tokens(10, 0, 5)]);
+    // Node B continued the thread from the stored prefix; this node's file has a turn B never saw.
+    await store.appendTranscript(
+      { projectKey: rolloutProjectKey, sessionId: threadId },
+      [...shared, tokens(30, 0, 7), context('gpt-5.5')].map((line) => ({ type: 'codex.rollout_line', line })),
+    );
+    writeRollout(codexHome, [...shared, tokens(10, 0, 5), tokens(20, 0, 6), tokens(25, 0, 6), context('x')]);
+    const threads = new CodexThreads({ env: { CODEX_HOME: codexHome }, storage: toSdkSessionStore(store) });
+    expect((await threads.restore(threadId)).output_tokens).toBe(7);
+    expect(readFileSync(path, 'utf8')).toBe(
+      `${[...shared, tokens(30, 0, 7), context('gpt-5.5')].join('\n')}\n`,
+    );
+    await threads.save(threadId);
+    expect((await storedLines())?.length).toBe(4);
+  });
+
   it('without a store: nothing is saved or restored, the local rollout still tells usage and model', async () => {
     const codexHome = home('a');
     writeRollout(codexHome, [meta, context('gpt-5.4'), tokens(7, 1, 2)]);

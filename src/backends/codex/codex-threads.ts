@@ -37,9 +37,10 @@ export interface ThreadUsage {
 
 /**
  * A Codex thread lives as a rollout file, `CODEX_HOME/sessions/YYYY/MM/DD/rollout-TS-ID.jsonl`, on
- * the node that wrote it. This keeps a copy of its lines in the store, appended after every turn,
- * and writes them back before a thread is resumed where its file is missing or behind, so that a
- * session resumes with its conversation on any node sharing the store (0145).
+ * the node that wrote it. This keeps a copy of its lines in the store, appended after every turn
+ * and at the session's end, and writes them back before a thread is resumed where its file is
+ * missing, behind or diverged, so that a session resumes with its conversation on any node sharing
+ * the store (0145).
  */
 export class CodexThreads {
   private readonly home: string;
@@ -55,8 +56,10 @@ export class CodexThreads {
   }
 
   /**
-   * Before a thread is resumed: when the store has more of it than this `CODEX_HOME` (no file, or
-   * an older one), the stored lines become the file. Returns the usage the thread had so far.
+   * Before a thread is resumed: unless this `CODEX_HOME`'s file is the stored lines and maybe more
+   * (lines of a turn whose worker died before saving them), the stored lines become the file: there
+   * was none, an older one, or one that another node has since continued differently. Returns the
+   * usage the thread had so far.
    */
   async restore(threadId: string): Promise<ThreadUsage> {
     const storage = this.options.storage;
@@ -66,7 +69,7 @@ export class CodexThreads {
       const entries = (await storage.load(this.key(threadId))) ?? [];
       const lines = entries.flatMap((entry) => (isRolloutEntry(entry) ? [entry.line] : []));
       this.stored.set(threadId, lines.length);
-      if (lines.length > (local?.length ?? 0)) {
+      if (lines.length > 0 && !continuesStored(local, lines)) {
         const path = (await this.findRollout(threadId)) ?? this.restoredPath(threadId, lines[0]);
         await mkdir(dirname(path), { recursive: true });
         await writeFile(path, `${lines.join('\n')}\n`);
@@ -196,6 +199,13 @@ export class CodexThreads {
     const stamp = iso.slice(0, 19).replaceAll(':', '-');
     return join(this.home, 'sessions', year, month, day, `rollout-${stamp}-${threadId}.jsonl`);
   }
+}
+
+/** Whether `local` begins with every line of `stored`. */
+function continuesStored(local: string[] | null, stored: string[]): boolean {
+  return (
+    local !== null && local.length >= stored.length && stored.every((line, index) => local[index] === line)
+  );
 }
 
 function isRolloutEntry(entry: Record<string, unknown>): entry is Record<string, unknown> & RolloutEntry {
