@@ -185,6 +185,48 @@ describe.each(backends)('double texting while a turn streams (%s)', { timeout: 1
     expect(requestText(requests[1]!)).not.toContain('and on '.repeat(150));
     await checkGuarantees(h.runtime, session.id, { model: h.model });
   });
+
+  // rollback is Claude's only (see below).
+  it.each(backend === 'claude' ? (['interrupt', 'rollback'] as const) : (['interrupt'] as const))(
+    'a worker SIGKILLed during an %s: the new message is delivered once by the next worker, nothing replayed',
+    async (strategy) => {
+      harness = await createHarness({
+        backend,
+        script: [{ text: 'zero answer' }, slowReply('first answer'), { text: 'second answer' }],
+      });
+      const h = harness;
+      const { session, input: zero } = await h.runtime.createSession({
+        backend,
+        prompt: 'question zero',
+        cwd: h.cwd,
+      });
+      await settled(h, session.id, zero!.id);
+      const first = await h.runtime.send(session.id, { text: 'question one' });
+      await streaming(h, 2);
+      const live = (await h.runtime.liveExecution(session.id))!;
+      const second = await h.runtime.send(session.id, { text: 'question two', ifBusy: strategy });
+      // Killed as the interrupt is asked for, before the worker could act on it.
+      killGroup(live.pid!);
+      await waitFor(async () => (await h.runtime.liveExecution(session.id)) === null, {
+        what: 'the killed worker to be noticed',
+      });
+      expect((await h.runtime.getInput(session.id, second.messageId))?.state).toBe('accepted');
+      await h.runtime.resume(session.id);
+      const journal = await settled(h, session.id, second.id);
+      const requests = h.model.conversationRequests();
+      expect(requests).toHaveLength(3);
+      const shown = requestText(requests[2]!);
+      expect(shown).toContain('question two');
+      if (strategy === 'rollback') {
+        expect(shown).not.toContain('question one');
+        expect(dataOf(journal.find(isEvent('turn.interrupted'))!)).toMatchObject({
+          inputId: first.id,
+          rolledBack: true,
+        });
+      } else expect(shown).toContain('question one');
+      await checkGuarantees(h.runtime, session.id, { model: h.model, acknowledged: [second.messageId] });
+    },
+  );
 });
 
 // Claude only: rollback resumes the native session before a turn, which Codex threads cannot
@@ -227,40 +269,4 @@ describe('double texting while a turn streams, claude only', { timeout: 180_000 
     expect(last).not.toContain('question one (to forget)');
     await checkGuarantees(h.runtime, session.id, { model: h.model });
   });
-
-  it.each(['interrupt', 'rollback'] as const)(
-    'a worker SIGKILLed during an %s: the new message is delivered once by the next worker, nothing replayed',
-    async (strategy) => {
-      harness = await createHarness({
-        script: [{ text: 'zero answer' }, slowReply('first answer'), { text: 'second answer' }],
-      });
-      const h = harness;
-      const { session, input: zero } = await h.runtime.createSession({ prompt: 'question zero', cwd: h.cwd });
-      await settled(h, session.id, zero!.id);
-      const first = await h.runtime.send(session.id, { text: 'question one' });
-      await streaming(h, 2);
-      const live = (await h.runtime.liveExecution(session.id))!;
-      const second = await h.runtime.send(session.id, { text: 'question two', ifBusy: strategy });
-      // Killed as the interrupt is asked for, before the worker could act on it.
-      killGroup(live.pid!);
-      await waitFor(async () => (await h.runtime.liveExecution(session.id)) === null, {
-        what: 'the killed worker to be noticed',
-      });
-      expect((await h.runtime.getInput(session.id, second.messageId))?.state).toBe('accepted');
-      await h.runtime.resume(session.id);
-      const journal = await settled(h, session.id, second.id);
-      const requests = h.model.conversationRequests();
-      expect(requests).toHaveLength(3);
-      const shown = requestText(requests[2]!);
-      expect(shown).toContain('question two');
-      if (strategy === 'rollback') {
-        expect(shown).not.toContain('question one');
-        expect(dataOf(journal.find(isEvent('turn.interrupted'))!)).toMatchObject({
-          inputId: first.id,
-          rolledBack: true,
-        });
-      } else expect(shown).toContain('question one');
-      await checkGuarantees(h.runtime, session.id, { model: h.model, acknowledged: [second.messageId] });
-    },
-  );
 });
