@@ -18,6 +18,7 @@ import {
   readUntil,
   waitFor,
 } from './helpers.js';
+import { backends } from './support/backends.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -30,6 +31,7 @@ async function readTurn(h: Harness, sessionId: string, after: number): Promise<E
   return readUntil(h.runtime, sessionId, isEvent('work.settled'), { after });
 }
 
+// Claude only: the retry counts are claude's (CLAUDE_MAX_RETRIES becomes its own retry count too).
 describe('work.settled: once per turn', () => {
   it('a retried turn that fails for good settles once, after its retries and its final agent.error', async () => {
     // claude tries twice (CLAUDE_MAX_RETRIES=1 becomes its own retry count), then agentd retries
@@ -74,17 +76,18 @@ describe('work.settled: once per turn', () => {
   });
 });
 
-describe('stop: racing the end of a turn', () => {
+describe.each(backends)('stop: racing the end of a turn (%s)', (backend) => {
   it('a stop sent as the turn ends stops the worker, every time', async () => {
     const rounds = 6;
     harness = await createHarness({
+      backend,
       script: Array.from({ length: rounds }, (_, index) => ({ text: `answer ${index}` })),
     });
     const h = harness;
     // A runtime that reads the journal every few milliseconds, to stop right as the answer lands.
     const fast = await createRuntime({ dataDir: h.dataDir, env: h.env, pollMs: 2 });
     try {
-      const { session } = await h.runtime.createSession({ cwd: h.cwd });
+      const { session } = await h.runtime.createSession({ backend, cwd: h.cwd });
       for (let round = 0; round < rounds; round++) {
         const execution = await h.runtime.resume(session.id);
         const before = (await readJournal(h.runtime, session.id)).at(-1)?.cursor ?? 0;
@@ -111,6 +114,9 @@ describe('stop: racing the end of a turn', () => {
   });
 });
 
+// Claude only for now: `codex exec` starts in a missing cwd and exits 1 before its turn starts, which
+// agentd reports as a failed turn (agent.error unknown) with the input `uncertain`, though no model
+// request was made. The Codex transport being rewritten (app-server) is where that is fixed.
 describe('a turn that cannot start', () => {
   it('claude cannot be spawned (its cwd is gone): the failure is journaled, the input stays accepted, not uncertain', async () => {
     harness = await createHarness({ script: [{ text: 'delivered after all' }] });
