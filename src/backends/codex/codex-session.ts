@@ -97,6 +97,9 @@ export class CodexSession implements AgentSession {
   /** Why the current turn must end now, decided by agentd (interrupt, timeout, credentials). */
   private reason: AgentErrorInfo | undefined;
   private closed = false;
+  /** Settles when the session is closed: a wait for the next input ends with it. */
+  private readonly closing: Promise<void>;
+  private markClosed: () => void = () => undefined;
   private converter = new CodexEventConverter();
   /** Items seen this turn, by id (a file change's paths, for its approval). */
   private readonly items = new Map<string, ThreadItem>();
@@ -117,6 +120,9 @@ export class CodexSession implements AgentSession {
     private readonly codexPath?: string,
   ) {
     this.nativeSessionId = options.spec.resume ?? null;
+    this.closing = new Promise((resolve) => {
+      this.markClosed = resolve;
+    });
     const storage = options.sessionStore as ThreadStorage | undefined;
     this.threads = new CodexThreads({
       env: codexEnv(options.spec),
@@ -130,8 +136,9 @@ export class CodexSession implements AgentSession {
       const costs = CodexTurnCost.open(this.options.spec, codexEnv(this.options.spec));
       const threadId = () => this.nativeSessionId;
       while (!this.closed) {
-        const next = await inputs.next();
-        if (next.done || this.closed) break;
+        // Closed between turns (a stop), the session ends now, not when the inputs next look.
+        const next = await Promise.race([inputs.next(), this.closing.then(() => null)]);
+        if (!next || next.done || this.closed) break;
         // codex app-server writes the rollout in the background: what the last turn's save found
         // unwritten is saved before the next one starts (and at the end, once codex has exited).
         await this.threads.save(threadId()).catch(() => undefined);
@@ -156,6 +163,7 @@ export class CodexSession implements AgentSession {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.markClosed();
     // Asked to stop with no answer yet, codex would record the waiting calls as aborted. Killed, it
     // leaves them open in the thread, as a dead worker does: the next worker continues them.
     const keepWaiting = this.open.size > 0;
