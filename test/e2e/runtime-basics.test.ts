@@ -153,7 +153,8 @@ describe.each(backends)('runtime: idle timeout (%s)', (backend) => {
   });
 });
 
-// Claude only: approvals (Codex sessions have none yet, 0140).
+// Claude only: the approval is scripted as claude's tool call. Codex sessions ask too since 0141
+// (codex.test.ts covers their approvals through the runtime); this case is not parameterized yet.
 describe('runtime: idle timeout with work pending, claude only', () => {
   it('a worker waiting for an approval does not time out; it does once the turn is over', async () => {
     harness = await createHarness({

@@ -188,7 +188,8 @@ describe.each(backends)('chaos: SIGKILL of a worker at named points (%s)', (back
 
 // Claude only: (b3) waits for a tool call that a claude orphaned by its worker would run (codex
 // starts per turn, with no model request left open between), (b2) is about claude's transcript in
-// the store, (d) about approvals, which Codex sessions do not have yet (0140).
+// the store, (d) about an approval scripted as claude's tool call (Codex approvals through a SIGKILL
+// are in codex.test.ts, 0141).
 describe('chaos: SIGKILL of a worker at named points, claude only', () => {
   it('(b3) the worker alone killed mid-turn: its claude dies at once, and no tool of that turn runs', async () => {
     // The model answers late, with a tool call that would leave a file behind: an orphaned claude

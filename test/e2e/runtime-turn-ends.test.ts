@@ -114,22 +114,23 @@ describe.each(backends)('stop: racing the end of a turn (%s)', (backend) => {
   });
 });
 
-// Claude only for now: `codex exec` starts in a missing cwd and exits 1 before its turn starts, which
-// agentd reports as a failed turn (agent.error unknown) with the input `uncertain`, though no model
-// request was made. The Codex transport being rewritten (app-server) is where that is fixed.
-describe('a turn that cannot start', () => {
-  it('claude cannot be spawned (its cwd is gone): the failure is journaled, the input stays accepted, not uncertain', async () => {
-    harness = await createHarness({ script: [{ text: 'delivered after all' }] });
+// Both backends: claude's spawn fails with ENOENT; the Codex session finds the directory gone
+// before it starts codex app-server (codex exec, before it, failed the turn with the input uncertain).
+describe.each(backends)('a turn that cannot start (%s)', (backend) => {
+  it('the backend cannot be started (its cwd is gone): the failure is journaled, the input stays accepted, not uncertain', async () => {
+    harness = await createHarness({ backend, script: [{ text: 'delivered after all' }] });
     const h = harness;
     const cwd = join(h.root, 'gone');
     mkdirSync(cwd);
-    const { session } = await h.runtime.createSession({ cwd });
+    const { session } = await h.runtime.createSession({ backend, cwd });
     rmSync(cwd, { recursive: true });
     const input = await h.runtime.send(session.id, { text: 'never sent', messageId: 'n-1' });
     const events = await readUntil(h.runtime, session.id, isEvent('execution.failed'));
     const failed = events.at(-1)!;
     expect(dataOf(failed).error).toMatchObject({ code: 'agent_start_failed' });
-    expect(String((dataOf(failed).error as { message: string }).message)).toMatch(/ENOENT/);
+    expect(String((dataOf(failed).error as { message: string }).message)).toMatch(
+      backend === 'codex' ? /working directory .*gone is not a directory/ : /ENOENT/,
+    );
     expect(dataOf(failed).uncertainInputIds).toEqual([]);
     expect(events.some(isEvent('input.delivered'))).toBe(false);
     expect((await h.runtime.listInputs(session.id)).map((each) => [each.id, each.state])).toEqual([
