@@ -114,7 +114,10 @@ export interface StartSessionOptions {
    * @default none
    */
   waitingToolUses?: WaitingToolUse[];
-  /** Where `claude` mirrors transcripts and resumes from (the SDK's SessionStore). */
+  /**
+   * The store's transcripts (the SDK's SessionStore): where `claude` mirrors transcripts and
+   * resumes from, and where the Codex backend keeps its threads' rollout files (0145).
+   */
   sessionStore?: unknown;
   /** Receives `claude`'s stderr lines. */
   onStderr?: (line: string) => void;
@@ -169,7 +172,8 @@ export interface AgentBackend {
   /**
    * Where the backend's transcripts live: `store`, mirrored through `sessionStore` (a session is
    * resumable only once its transcript is there), or `native`, the backend's own files (Codex's
-   * `CODEX_HOME`): the resume cursor alone resumes it. @default 'store'
+   * `CODEX_HOME`, which the backend itself copies to and from `sessionStore`): the resume cursor
+   * alone resumes it. @default 'store'
    */
   readonly transcripts?: 'store' | 'native';
   startSession(options: StartSessionOptions): AgentSession;

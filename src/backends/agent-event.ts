@@ -113,6 +113,11 @@ export interface TurnCompletedEvent extends EventBase {
   sessionId: string;
   usage: TokenUsage;
   costUsd: number;
+  /**
+   * True when agentd computed `costUsd` from a price table (Codex, whose API reports tokens, not
+   * money) rather than the backend reporting it. @default false
+   */
+  costEstimated?: boolean;
   numTurns: number;
   durationMs: number;
   durationApiMs: number;

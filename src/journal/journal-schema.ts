@@ -108,6 +108,7 @@ export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalDat
     sessionId: z.string(),
     usage,
     costUsd: z.number(),
+    costEstimated: z.boolean().optional(),
     numTurns: z.number(),
     durationMs: z.number(),
     durationApiMs: z.number(),

@@ -78,7 +78,10 @@ export function isScriptError(turn: ScriptTurn): turn is ScriptError {
   return (turn as ScriptError).error !== undefined;
 }
 
-/** The text of every block of every message, joined: what the model was shown. */
+/**
+ * The text of every block of every message, joined: what the model was shown (a Messages
+ * request's `messages`, or a Responses request's `input` items).
+ */
 export function requestText(request: RecordedRequest): string {
   const parts: string[] = [];
   const visit = (value: unknown): void => {
@@ -90,7 +93,7 @@ export function requestText(request: RecordedRequest): string {
       if (record.content !== undefined) visit(record.content);
     }
   };
-  visit(request.body?.messages ?? []);
+  visit(request.body?.messages ?? (request.body as { input?: unknown } | null)?.input ?? []);
   return parts.join('\n');
 }
 

@@ -18,6 +18,7 @@ import {
   waitFor,
   workerLog,
 } from './helpers.js';
+import { backends } from './support/backends.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -72,17 +73,22 @@ async function settled(h: Harness, sessionId: string, inputId: string): Promise<
   });
 }
 
-describe('double texting while a turn streams', { timeout: 180_000 }, () => {
+describe.each(backends)('double texting while a turn streams (%s)', { timeout: 180_000 }, (backend) => {
   it('enqueue (the default): the turn finishes, then the message is the next turn', async () => {
     // A shorter stream (a few seconds): enqueue waits for it to finish.
     harness = await createHarness({
+      backend,
       script: [
         { text: `first answer ${'x'.repeat(120)} end-of-first`, chunkSize: 4, chunkDelayMs: 60 },
         { text: 'second answer' },
       ],
     });
     const h = harness;
-    const { session, input: first } = await h.runtime.createSession({ prompt: 'question one', cwd: h.cwd });
+    const { session, input: first } = await h.runtime.createSession({
+      backend,
+      prompt: 'question one',
+      cwd: h.cwd,
+    });
     await streaming(h, 1);
     const second = await h.runtime.send(session.id, { text: 'question two' });
     expect(second.state).toBe('accepted');
@@ -102,9 +108,10 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
   });
 
   it('reject: session_busy, nothing journaled; the session default applies when the message says nothing', async () => {
-    harness = await createHarness({ script: [slowReply('first answer'), { text: 'later answer' }] });
+    harness = await createHarness({ backend, script: [slowReply('first answer'), { text: 'later answer' }] });
     const h = harness;
     const { session } = await h.runtime.createSession({
+      backend,
       prompt: 'question one',
       cwd: h.cwd,
       ifBusy: 'reject',
@@ -135,9 +142,16 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
   });
 
   it('interrupt: the turn is cut through the SDK, its events stay (marked), the new message is delivered', async () => {
-    harness = await createHarness({ script: [slowReply('first answer'), { text: 'second answer' }] });
+    harness = await createHarness({
+      backend,
+      script: [slowReply('first answer'), { text: 'second answer' }],
+    });
     const h = harness;
-    const { session, input: first } = await h.runtime.createSession({ prompt: 'question one', cwd: h.cwd });
+    const { session, input: first } = await h.runtime.createSession({
+      backend,
+      prompt: 'question one',
+      cwd: h.cwd,
+    });
     await streaming(h, 1);
     const second = await h.runtime.send(session.id, { text: 'question two', ifBusy: 'interrupt' });
     const journal = await settled(h, session.id, second.id);
@@ -172,6 +186,52 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
     await checkGuarantees(h.runtime, session.id, { model: h.model });
   });
 
+  // rollback is Claude's only (see below).
+  it.each(backend === 'claude' ? (['interrupt', 'rollback'] as const) : (['interrupt'] as const))(
+    'a worker SIGKILLed during an %s: the new message is delivered once by the next worker, nothing replayed',
+    async (strategy) => {
+      harness = await createHarness({
+        backend,
+        script: [{ text: 'zero answer' }, slowReply('first answer'), { text: 'second answer' }],
+      });
+      const h = harness;
+      const { session, input: zero } = await h.runtime.createSession({
+        backend,
+        prompt: 'question zero',
+        cwd: h.cwd,
+      });
+      await settled(h, session.id, zero!.id);
+      const first = await h.runtime.send(session.id, { text: 'question one' });
+      await streaming(h, 2);
+      const live = (await h.runtime.liveExecution(session.id))!;
+      const second = await h.runtime.send(session.id, { text: 'question two', ifBusy: strategy });
+      // Killed as the interrupt is asked for, before the worker could act on it.
+      killGroup(live.pid!);
+      await waitFor(async () => (await h.runtime.liveExecution(session.id)) === null, {
+        what: 'the killed worker to be noticed',
+      });
+      expect((await h.runtime.getInput(session.id, second.messageId))?.state).toBe('accepted');
+      await h.runtime.resume(session.id);
+      const journal = await settled(h, session.id, second.id);
+      const requests = h.model.conversationRequests();
+      expect(requests).toHaveLength(3);
+      const shown = requestText(requests[2]!);
+      expect(shown).toContain('question two');
+      if (strategy === 'rollback') {
+        expect(shown).not.toContain('question one');
+        expect(dataOf(journal.find(isEvent('turn.interrupted'))!)).toMatchObject({
+          inputId: first.id,
+          rolledBack: true,
+        });
+      } else expect(shown).toContain('question one');
+      await checkGuarantees(h.runtime, session.id, { model: h.model, acknowledged: [second.messageId] });
+    },
+  );
+});
+
+// Claude only: rollback resumes the native session before a turn, which Codex threads cannot
+// (the runtime refuses it for them, 0140).
+describe('double texting while a turn streams, claude only', { timeout: 180_000 }, () => {
   it('rollback: the interrupted turn is taken back; the model never sees it again', async () => {
     harness = await createHarness({
       script: [
@@ -209,40 +269,4 @@ describe('double texting while a turn streams', { timeout: 180_000 }, () => {
     expect(last).not.toContain('question one (to forget)');
     await checkGuarantees(h.runtime, session.id, { model: h.model });
   });
-
-  it.each(['interrupt', 'rollback'] as const)(
-    'a worker SIGKILLed during an %s: the new message is delivered once by the next worker, nothing replayed',
-    async (strategy) => {
-      harness = await createHarness({
-        script: [{ text: 'zero answer' }, slowReply('first answer'), { text: 'second answer' }],
-      });
-      const h = harness;
-      const { session, input: zero } = await h.runtime.createSession({ prompt: 'question zero', cwd: h.cwd });
-      await settled(h, session.id, zero!.id);
-      const first = await h.runtime.send(session.id, { text: 'question one' });
-      await streaming(h, 2);
-      const live = (await h.runtime.liveExecution(session.id))!;
-      const second = await h.runtime.send(session.id, { text: 'question two', ifBusy: strategy });
-      // Killed as the interrupt is asked for, before the worker could act on it.
-      killGroup(live.pid!);
-      await waitFor(async () => (await h.runtime.liveExecution(session.id)) === null, {
-        what: 'the killed worker to be noticed',
-      });
-      expect((await h.runtime.getInput(session.id, second.messageId))?.state).toBe('accepted');
-      await h.runtime.resume(session.id);
-      const journal = await settled(h, session.id, second.id);
-      const requests = h.model.conversationRequests();
-      expect(requests).toHaveLength(3);
-      const shown = requestText(requests[2]!);
-      expect(shown).toContain('question two');
-      if (strategy === 'rollback') {
-        expect(shown).not.toContain('question one');
-        expect(dataOf(journal.find(isEvent('turn.interrupted'))!)).toMatchObject({
-          inputId: first.id,
-          rolledBack: true,
-        });
-      } else expect(shown).toContain('question one');
-      await checkGuarantees(h.runtime, session.id, { model: h.model, acknowledged: [second.messageId] });
-    },
-  );
 });

@@ -10,11 +10,19 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import type { BackendName } from '../../src/backends/agent-backend.js';
 import { createRuntime, type EventRecord, type Runtime } from '../../src/index.js';
 import { isProcessAlive, processStartTime } from '../../src/journal/process-identity.js';
-import type { RecordedRequest, Script, ScriptedModel, ScriptTurn } from '../../src/testing/index.js';
-import { startScriptedModel } from '../../src/testing/index.js';
+import type {
+  RecordedRequest,
+  ResponsesRequestBody,
+  Script,
+  ScriptedModel,
+  ScriptTurn,
+} from '../../src/testing/index.js';
+import { userTexts } from '../../src/testing/index.js';
 import { assertIsolated, type Env, isolatedEnv } from './isolated-env.js';
+import { backendEnv, startBackendModel } from './support/backends.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 export const cliEntry = join(repoRoot, 'bin', 'agentd.js');
@@ -75,6 +83,9 @@ export interface Harness {
   dataDir: string;
   /** The agent's working directory (inside `root`). */
   cwd: string;
+  /** What runs the sessions the test creates (`createSession({ backend: h.backend, … })`). */
+  backend: BackendName;
+  /** The backend's scripted server (Anthropic Messages for `claude`, Responses for `codex`). */
   model: ScriptedModel;
   /**
    * The only environment the runtime, its workers, `claude` and the CLI get: a private home inside
@@ -89,13 +100,19 @@ export interface Harness {
   cleanup(): Promise<void>;
 }
 
-export async function createHarness(options: { script: Script; env?: Env }): Promise<Harness> {
+export async function createHarness(options: {
+  script: Script;
+  env?: Env;
+  /** @default 'claude' */
+  backend?: BackendName;
+}): Promise<Harness> {
   const root = mkdtempSync(join(tmpdir(), 'agentd-e2e-'));
   const dataDir = join(root, 'data');
   const cwd = join(root, 'work');
   mkdirSync(cwd, { recursive: true });
-  const model = await startScriptedModel({ script: options.script });
-  const env = isolatedEnv(root, { ...model.env(), ...options.env });
+  const backend = options.backend ?? 'claude';
+  const model = await startBackendModel(backend, options.script);
+  const env = isolatedEnv(root, { ...model.env(), ...backendEnv(backend, root), ...options.env });
   const runtimes: Runtime[] = [];
   const children: ChildProcess[] = [];
   const openRuntime = async () => {
@@ -108,6 +125,7 @@ export async function createHarness(options: { script: Script; env?: Env }): Pro
     root,
     dataDir,
     cwd,
+    backend,
     model,
     env,
     runtime,
@@ -256,6 +274,9 @@ export function isEvent(type: string, executionId?: string) {
 
 /** The text blocks of the last user message of a request: what the model was asked this time. */
 export function lastUserText(request: RecordedRequest): string {
+  // A Responses request (codex) carries `input` items instead of `messages`.
+  if (Array.isArray((request.body as ResponsesRequestBody | null)?.input))
+    return userTexts(request).at(-1) ?? '';
   const messages = request.body?.messages ?? [];
   const last = [...messages].reverse().find((message) => message.role === 'user');
   if (!last) return '';
@@ -410,12 +431,16 @@ export interface ParentStarted {
  */
 export async function startParent(harness: Harness, prompt: string): Promise<ParentStarted> {
   const child = harness.track(
-    spawn(process.execPath, ['--import', tsxLoader, parentFixture, harness.dataDir, harness.cwd, prompt], {
-      cwd: assertIsolated(harness.env),
-      env: harness.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
+    spawn(
+      process.execPath,
+      ['--import', tsxLoader, parentFixture, harness.dataDir, harness.cwd, prompt, harness.backend],
+      {
+        cwd: assertIsolated(harness.env),
+        env: harness.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

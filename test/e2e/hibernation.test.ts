@@ -21,6 +21,7 @@ import {
   timesSent,
   waitFor,
 } from './helpers.js';
+import { backends } from './support/backends.js';
 
 let harness: Harness | undefined;
 let server: RunningServer | undefined;
@@ -71,19 +72,24 @@ async function readSse(
   return events;
 }
 
-/** Each test starts two or three workers and their `claude`s in turn: slow on a loaded machine. */
+/** Each test starts two or three workers and their agents in turn: slow on a loaded machine. */
 const timeout = 180_000;
 
-describe('hibernation', () => {
+describe.each(backends)('hibernation (%s)', (backend) => {
   it('an idle session says hibernated everywhere; the next input wakes it with its conversation, delivered once', {
     timeout,
   }, async () => {
     harness = await createHarness({
+      backend,
       script: [{ text: 'the first answer' }, { text: 'the second answer' }],
       env: { AGENTD_IDLE_TIMEOUT_MS: '1000' },
     });
     const h = harness;
-    const { session } = await h.runtime.createSession({ prompt: 'remember the word plum', cwd: h.cwd });
+    const { session } = await h.runtime.createSession({
+      backend,
+      prompt: 'remember the word plum',
+      cwd: h.cwd,
+    });
     expect((await h.runtime.getSession(session.id)).hibernated, 'working, not hibernated').toBe(false);
     await hibernated(h, session.id);
     const native = (await h.runtime.getSession(session.id)).session.nativeSessionId;
@@ -128,7 +134,8 @@ describe('hibernation', () => {
     );
     // (Not asserted awake afterwards: with a 1 s idle timeout it may have hibernated again already.)
 
-    // The new worker resumed the native session: the model was given the first turn again.
+    // The new worker resumed the native session (claude's transcript, codex's thread): the model
+    // was given the first turn again.
     const requests = h.model.conversationRequests();
     const wake = requests.find((request) => requestText(request).includes('which word?'));
     expect(requestText(wake!)).toContain('remember the word plum');
@@ -149,11 +156,17 @@ describe('hibernation', () => {
     timeout,
   }, async () => {
     harness = await createHarness({
+      backend,
       script: [{ text: 'first' }, { text: 'after the crash' }],
       env: { AGENTD_IDLE_TIMEOUT_MS: '1000' },
     });
     const h = harness;
-    const { session } = await h.runtime.createSession({ prompt: 'one', cwd: h.cwd, messageId: 'm-1' });
+    const { session } = await h.runtime.createSession({
+      backend,
+      prompt: 'one',
+      cwd: h.cwd,
+      messageId: 'm-1',
+    });
     await hibernated(h, session.id);
 
     const sent = await h.runtime.send(session.id, { text: 'two', messageId: 'm-2' });
@@ -186,11 +199,17 @@ describe('hibernation', () => {
   }, async () => {
     const slow = 'A slow answer that is still streaming when its worker is killed, chunk by chunk.';
     harness = await createHarness({
+      backend,
       script: [{ text: 'first' }, { text: slow, chunkDelayMs: 150, chunkSize: 4 }, { text: 'third' }],
       env: { AGENTD_IDLE_TIMEOUT_MS: '1000' },
     });
     const h = harness;
-    const { session } = await h.runtime.createSession({ prompt: 'one', cwd: h.cwd, messageId: 'm-1' });
+    const { session } = await h.runtime.createSession({
+      backend,
+      prompt: 'one',
+      cwd: h.cwd,
+      messageId: 'm-1',
+    });
     await hibernated(h, session.id);
 
     const sent = await h.runtime.send(session.id, { text: 'two', messageId: 'm-2' });
@@ -199,7 +218,7 @@ describe('hibernation', () => {
         (await readJournal(h.runtime, session.id)).some((event) => {
           return event.type === 'input.delivered' && dataOf(event).inputId === sent.id;
         }),
-      { what: 'the input delivered to the woken claude' },
+      { what: 'the input delivered to the woken agent' },
     );
     // The answer is streaming: the model has the request.
     await waitFor(() => timesSent(h.model, 'two') === 1, { what: 'the model request' });

@@ -25,6 +25,7 @@ import {
   waitFor,
   workerLog,
 } from './helpers.js';
+import { backends } from './support/backends.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -34,7 +35,12 @@ afterEach(async () => {
 
 /** A session whose first turn is over and whose worker has stopped. */
 async function stoppedSession(h: Harness): Promise<{ sessionId: string; first: ExecutionRecord }> {
-  const { session } = await h.runtime.createSession({ prompt: 'prompt one', cwd: h.cwd, messageId: 'm-1' });
+  const { session } = await h.runtime.createSession({
+    backend: h.backend,
+    prompt: 'prompt one',
+    cwd: h.cwd,
+    messageId: 'm-1',
+  });
   await readUntil(h.runtime, session.id, isEvent('work.settled'));
   const stopping = await h.runtime.stop(session.id);
   await readUntil(h.runtime, session.id, isEvent('execution.stopped', stopping?.id));
@@ -43,8 +49,8 @@ async function stoppedSession(h: Harness): Promise<{ sessionId: string; first: E
 }
 
 /**
- * Watches the session's workers while a race settles: no moment may see two of them running
- * `claude`. Returns the most seen at once.
+ * Watches the session's workers while a race settles: no moment may see two of them running their
+ * agent process (`claude`, or a turn's `codex`). Returns the most seen at once.
  */
 function watchWorkers(runtime: Runtime, sessionId: string): { stop: () => Promise<number> } {
   let most = 0;
@@ -52,11 +58,11 @@ function watchWorkers(runtime: Runtime, sessionId: string): { stop: () => Promis
   const loop = (async () => {
     while (running) {
       const executions = await runtime.store.listExecutions(sessionId);
-      const withClaude = executions.filter(
+      const withAgent = executions.filter(
         (execution) =>
           execution.pid !== null && isRunning(execution.pid) && childrenOf(execution.pid).length > 0,
       );
-      most = Math.max(most, withClaude.length);
+      most = Math.max(most, withAgent.length);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();
@@ -98,9 +104,9 @@ async function expectOneWinner(h: Harness, sessionId: string, previous: Executio
   return winner;
 }
 
-describe('leases: racing resumes', () => {
+describe.each(backends)('leases: racing resumes (%s)', (backend) => {
   it('two runtimes resuming at once: exactly one worker takes the lease, the other fails with lease_held', async () => {
-    harness = await createHarness({ script: [{ text: 'one' }, { text: 'two' }] });
+    harness = await createHarness({ backend, script: [{ text: 'one' }, { text: 'two' }] });
     const h = harness;
     const { sessionId, first } = await stoppedSession(h);
     const [left, right] = [await h.openRuntime(), await h.openRuntime()];
@@ -133,7 +139,7 @@ describe('leases: racing resumes', () => {
   });
 
   it('two `agentd resume` processes at once: one worker wins, never two live', async () => {
-    harness = await createHarness({ script: [{ text: 'one' }, { text: 'two' }] });
+    harness = await createHarness({ backend, script: [{ text: 'one' }, { text: 'two' }] });
     const h = harness;
     const { sessionId, first } = await stoppedSession(h);
     const watch = watchWorkers(h.runtime, sessionId);
@@ -207,11 +213,16 @@ async function snapshot(h: Harness, sessionId: string) {
   };
 }
 
-describe('leases: a second process of one execution', () => {
+describe.each(backends)('leases: a second process of one execution (%s)', (backend) => {
   it('started for a live execution, or for one that ended, it takes no lease, writes nothing and exits', async () => {
-    harness = await createHarness({ script: [{ text: 'one' }, { text: 'two' }] });
+    harness = await createHarness({ backend, script: [{ text: 'one' }, { text: 'two' }] });
     const h = harness;
-    const { session } = await h.runtime.createSession({ prompt: 'prompt one', cwd: h.cwd, messageId: 'm-1' });
+    const { session } = await h.runtime.createSession({
+      backend,
+      prompt: 'prompt one',
+      cwd: h.cwd,
+      messageId: 'm-1',
+    });
     await readUntil(h.runtime, session.id, isEvent('work.settled'));
     const [live] = await h.runtime.listExecutions(session.id);
     // The live worker may journal a last SDK message after its turn settled (command_lifecycle).
@@ -238,19 +249,26 @@ describe('leases: a second process of one execution', () => {
   });
 });
 
-describe('leases: a lease owner frozen past its lease', () => {
+describe.each(backends)('leases: a lease owner frozen past its lease (%s)', (backend) => {
   it('SIGSTOP past the TTL, a resume takes over, SIGCONT: the old writes are refused and it exits', async () => {
     harness = await createHarness({
+      backend,
       script: [{ text: 'one' }, { text: 'two' }, { text: 'three' }],
       env: { AGENTD_LEASE_TTL_MS: '1500' },
     });
     const h = harness;
-    const { session } = await h.runtime.createSession({ prompt: 'prompt one', cwd: h.cwd, messageId: 'm-1' });
+    const { session } = await h.runtime.createSession({
+      backend,
+      prompt: 'prompt one',
+      cwd: h.cwd,
+      messageId: 'm-1',
+    });
     await readUntil(h.runtime, session.id, isEvent('work.settled'));
     const [old] = await h.runtime.listExecutions(session.id);
     const oldPid = old!.pid!;
-    const oldClaude = childrenOf(oldPid);
-    expect(oldClaude.length).toBeGreaterThan(0);
+    const oldAgent = childrenOf(oldPid);
+    // claude lives between turns; codex runs one process per turn, so between them there is none.
+    if (backend === 'claude') expect(oldAgent.length).toBeGreaterThan(0);
 
     // Frozen in the middle of a write, a worker would hold SQLite's write lock: freeze it once its
     // turn's last writes are done, as a hung worker between turns would be.
@@ -279,8 +297,8 @@ describe('leases: a lease owner frozen past its lease', () => {
 
     // The old owner wakes up: its renewal and writes are refused, it stops its claude and exits.
     killGroup(oldPid, 'SIGCONT');
-    await waitFor(() => !isRunning(oldPid) && oldClaude.every((pid) => !isRunning(pid)), {
-      what: 'the old worker and its claude to exit',
+    await waitFor(() => !isRunning(oldPid) && oldAgent.every((pid) => !isRunning(pid)), {
+      what: 'the old worker and its agent process to exit',
     });
     const log = await waitFor(
       () => {

@@ -18,6 +18,7 @@ import {
   readUntil,
   waitFor,
 } from './helpers.js';
+import { backends } from './support/backends.js';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -30,6 +31,7 @@ async function readTurn(h: Harness, sessionId: string, after: number): Promise<E
   return readUntil(h.runtime, sessionId, isEvent('work.settled'), { after });
 }
 
+// Claude only: the retry counts are claude's (CLAUDE_MAX_RETRIES becomes its own retry count too).
 describe('work.settled: once per turn', () => {
   it('a retried turn that fails for good settles once, after its retries and its final agent.error', async () => {
     // claude tries twice (CLAUDE_MAX_RETRIES=1 becomes its own retry count), then agentd retries
@@ -74,17 +76,18 @@ describe('work.settled: once per turn', () => {
   });
 });
 
-describe('stop: racing the end of a turn', () => {
+describe.each(backends)('stop: racing the end of a turn (%s)', (backend) => {
   it('a stop sent as the turn ends stops the worker, every time', async () => {
     const rounds = 6;
     harness = await createHarness({
+      backend,
       script: Array.from({ length: rounds }, (_, index) => ({ text: `answer ${index}` })),
     });
     const h = harness;
     // A runtime that reads the journal every few milliseconds, to stop right as the answer lands.
     const fast = await createRuntime({ dataDir: h.dataDir, env: h.env, pollMs: 2 });
     try {
-      const { session } = await h.runtime.createSession({ cwd: h.cwd });
+      const { session } = await h.runtime.createSession({ backend, cwd: h.cwd });
       for (let round = 0; round < rounds; round++) {
         const execution = await h.runtime.resume(session.id);
         const before = (await readJournal(h.runtime, session.id)).at(-1)?.cursor ?? 0;
@@ -111,19 +114,23 @@ describe('stop: racing the end of a turn', () => {
   });
 });
 
-describe('a turn that cannot start', () => {
-  it('claude cannot be spawned (its cwd is gone): the failure is journaled, the input stays accepted, not uncertain', async () => {
-    harness = await createHarness({ script: [{ text: 'delivered after all' }] });
+// Both backends: claude's spawn fails with ENOENT; the Codex session finds the directory gone
+// before it starts codex app-server (codex exec, before it, failed the turn with the input uncertain).
+describe.each(backends)('a turn that cannot start (%s)', (backend) => {
+  it('the backend cannot be started (its cwd is gone): the failure is journaled, the input stays accepted, not uncertain', async () => {
+    harness = await createHarness({ backend, script: [{ text: 'delivered after all' }] });
     const h = harness;
     const cwd = join(h.root, 'gone');
     mkdirSync(cwd);
-    const { session } = await h.runtime.createSession({ cwd });
+    const { session } = await h.runtime.createSession({ backend, cwd });
     rmSync(cwd, { recursive: true });
     const input = await h.runtime.send(session.id, { text: 'never sent', messageId: 'n-1' });
     const events = await readUntil(h.runtime, session.id, isEvent('execution.failed'));
     const failed = events.at(-1)!;
     expect(dataOf(failed).error).toMatchObject({ code: 'agent_start_failed' });
-    expect(String((dataOf(failed).error as { message: string }).message)).toMatch(/ENOENT/);
+    expect(String((dataOf(failed).error as { message: string }).message)).toMatch(
+      backend === 'codex' ? /working directory .*gone is not a directory/ : /ENOENT/,
+    );
     expect(dataOf(failed).uncertainInputIds).toEqual([]);
     expect(events.some(isEvent('input.delivered'))).toBe(false);
     expect((await h.runtime.listInputs(session.id)).map((each) => [each.id, each.state])).toEqual([

@@ -17,6 +17,8 @@ import { allowedByTools, approvalOf, type CodexApproval, codexDecision, denialNo
 import { classifyCodexError, codexRetryOf } from './classify.js';
 import { appServerArgs, codexEnv, codexPolicyOf, threadSettings } from './codex-options.js';
 import { findCodexExecutable, withPathDirs } from './codex-path.js';
+import { CodexThreads, type ThreadStorage } from './codex-threads.js';
+import { CodexTurnCost } from './codex-turn-cost.js';
 import { continueWaiting } from './continue-waiting.js';
 import { addUsage, CodexEventConverter, codexUsage } from './convert.js';
 import type { RequestId } from './json-rpc.js';
@@ -95,6 +97,9 @@ export class CodexSession implements AgentSession {
   /** Why the current turn must end now, decided by agentd (interrupt, timeout, credentials). */
   private reason: AgentErrorInfo | undefined;
   private closed = false;
+  /** Settles when the session is closed: a wait for the next input ends with it. */
+  private readonly closing: Promise<void>;
+  private markClosed: () => void = () => undefined;
   private converter = new CodexEventConverter();
   /** Items seen this turn, by id (a file change's paths, for its approval). */
   private readonly items = new Map<string, ThreadItem>();
@@ -105,25 +110,50 @@ export class CodexSession implements AgentSession {
   /** Server requests codex no longer waits for (the turn was interrupted). */
   private readonly resolved = new Set<RequestId>();
   private model: string | null = null;
+  /** The thread's last running total (`thread/tokenUsage/updated`): a repeat of it adds nothing. */
+  private lastTotalTokens: number | null = null;
+  /** The thread's rollout, kept in the store (codex-threads.ts, 0145). */
+  private readonly threads: CodexThreads;
 
   constructor(
     private readonly options: StartSessionOptions,
     private readonly codexPath?: string,
   ) {
     this.nativeSessionId = options.spec.resume ?? null;
+    this.closing = new Promise((resolve) => {
+      this.markClosed = resolve;
+    });
+    const storage = options.sessionStore as ThreadStorage | undefined;
+    this.threads = new CodexThreads({
+      env: codexEnv(options.spec),
+      ...(storage ? { storage } : {}),
+    });
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<AgentEvent> {
     const inputs = this.options.inputs[Symbol.asyncIterator]();
     try {
+      const costs = CodexTurnCost.open(this.options.spec, codexEnv(this.options.spec));
+      const threadId = () => this.nativeSessionId;
       while (!this.closed) {
-        const next = await inputs.next();
-        if (next.done || this.closed) break;
-        yield* this.runTurn(next.value);
+        // Closed between turns (a stop), the session ends now, not when the inputs next look.
+        const next = await Promise.race([inputs.next(), this.closing.then(() => null)]);
+        if (!next || next.done || this.closed) break;
+        // codex app-server writes the rollout in the background: what the last turn's save found
+        // unwritten is saved before the next one starts (and at the end, once codex has exited).
+        await this.threads.save(threadId()).catch(() => undefined);
+        const turn = this.threads.saving(this.runTurn(next.value), threadId);
+        yield* costs.pricing(
+          turn,
+          () => this.options.spec.model ?? this.model ?? this.threads.model(threadId()),
+        );
       }
     } finally {
       void inputs.return?.()?.catch(() => undefined);
       await this.close();
+      // codex has exited, its rollout complete: what the turns' saves missed goes to the store. A
+      // failure here leaves it for the next worker's saves.
+      await this.threads.save(this.nativeSessionId).catch(() => undefined);
     }
   }
 
@@ -133,6 +163,7 @@ export class CodexSession implements AgentSession {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.markClosed();
     // Asked to stop with no answer yet, codex would record the waiting calls as aborted. Killed, it
     // leaves them open in the thread, as a dead worker does: the next worker continues them.
     const keepWaiting = this.open.size > 0;
@@ -169,6 +200,7 @@ export class CodexSession implements AgentSession {
     if (this.server?.alive && this.queue) return { server: this.server, queue: this.queue };
     this.server?.kill();
     this.threadId = null;
+    this.lastTotalTokens = null;
     const { spec } = this.options;
     const cwd = spec.cwd ?? process.cwd();
     const isDirectory = await stat(cwd).then(
@@ -214,6 +246,8 @@ export class CodexSession implements AgentSession {
     const settings = threadSettings(this.options.spec);
     let opened: ThreadOpenedResponse | undefined;
     if (this.nativeSessionId) {
+      // A thread written on another node (or a wiped CODEX_HOME) comes back from the store first.
+      await this.threads.restore(this.nativeSessionId);
       try {
         opened = await server.request<ThreadOpenedResponse>(clientMethods.threadResume, {
           threadId: this.nativeSessionId,
@@ -401,9 +435,15 @@ export class CodexSession implements AgentSession {
             yield { type: 'agent.text_delta', text: delta, raw: params };
           }
           break;
-        case notificationMethods.tokenUsage:
-          turn.usage = addUsage(turn.usage, codexUsage((params as TokenUsageNotification).tokenUsage.last));
+        case notificationMethods.tokenUsage: {
+          // `last` is one model request's usage, `total` the thread's running total: the turn's
+          // own usage is the sum of its requests' (a notification that repeats the total adds none).
+          const { tokenUsage } = params as TokenUsageNotification;
+          if (tokenUsage.total.totalTokens !== this.lastTotalTokens)
+            turn.usage = addUsage(turn.usage, codexUsage(tokenUsage.last));
+          this.lastTotalTokens = tokenUsage.total.totalTokens;
           break;
+        }
         case notificationMethods.planUpdated:
           yield { type: 'agent.native', backend: 'codex', subtype: 'plan', raw: params };
           break;
@@ -591,7 +631,7 @@ export class CodexSession implements AgentSession {
       result: turn.lastMessage,
       sessionId: this.nativeSessionId ?? '',
       usage: turn.usage,
-      // The Responses API reports no price: agentd does not guess one.
+      // The Responses API reports no price: CodexTurnCost prices the turn from its usage.
       costUsd: 0,
       numTurns: 1,
       durationMs: Date.now() - startedAt,

@@ -60,6 +60,25 @@ export function describeTranscriptContract(context: ContractContext): void {
       }
     });
 
+    it('appendTranscript: a Codex rollout, one verbatim line per entry, comes back byte for byte and in order', async () => {
+      // How codex-threads.ts keeps a thread: its rollout's lines as strings, appended turn by turn.
+      const store = context.store();
+      const key: TranscriptKey = {
+        projectKey: 'codex:rollouts',
+        sessionId: '01a2347d-7a25-7122-8913-81a44afcd7a5',
+      };
+      const lines = [
+        JSON.stringify({ type: 'session_meta', payload: { text: 'x'.repeat(200_000) } }),
+        '{"type":"event_msg","payload":{"n":1.0e21,"big":18446744073709551615}}',
+        JSON.stringify({ type: 'response_item', text: 'ünïcödé \u2028 "quoted" \\ back\nslash' }),
+      ];
+      const entries = lines.map((line) => ({ type: 'codex.rollout_line', line }));
+      await store.appendTranscript(key, entries.slice(0, 1));
+      await store.appendTranscript(key, entries.slice(1));
+      expect((await store.loadTranscript(key))?.map((stored) => stored.line)).toEqual(lines);
+      expect(await store.listTranscripts('project-a')).toEqual([]);
+    });
+
     it('appendTranscript: an empty batch makes the key exist with no entries', async () => {
       const store = context.store();
       await store.appendTranscript(main, []);
