@@ -71,7 +71,13 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
       }
     }
     const element = scroller.current;
-    if (element && atEnd.current) element.scrollTop = element.scrollHeight;
+    if (element && atEnd.current) {
+      element.scrollTop = element.scrollHeight;
+      // Already at the bottom, the browser fires no scroll event: the rows on screen are decided
+      // from where the list is now, not from where the last event left it.
+      if (element.scrollTop !== view.top || element.clientHeight !== view.height)
+        setView({ top: element.scrollTop, height: element.clientHeight });
+    }
     if (changed) redraw((count) => count + 1);
   });
 
