@@ -24,13 +24,20 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   const scroller = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string, number>());
   const atEnd = useRef(true);
+  /** Where the list last scrolled itself to (to its end), to tell the reader's scrolling from rows arriving. */
+  const pinnedTop = useRef<number | null>(null);
   const [, redraw] = useState(0);
   const [view, setView] = useState({ top: 0, height: 800 });
 
   const onScroll = useCallback(() => {
     const element = scroller.current;
     if (!element) return;
-    atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
+    const atBottom = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
+    // Rows that arrive move the end away without the reader scrolling: only leaving the place the
+    // list put itself at unpins it.
+    const movedByReader = pinnedTop.current === null || Math.abs(element.scrollTop - pinnedTop.current) > 1;
+    if (atBottom) atEnd.current = true;
+    else if (movedByReader) atEnd.current = false;
     setView({ top: element.scrollTop, height: element.clientHeight });
   }, []);
 
@@ -73,6 +80,7 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
     const element = scroller.current;
     if (element && atEnd.current) {
       element.scrollTop = element.scrollHeight;
+      pinnedTop.current = element.scrollTop;
       // Already at the bottom, the browser fires no scroll event: the rows on screen are decided
       // from where the list is now, not from where the last event left it.
       if (element.scrollTop !== view.top || element.clientHeight !== view.height)
