@@ -21,6 +21,7 @@ import { tracingEnabled } from '../telemetry/tracing-enabled.js';
 import { runExecution, workerExitCodes } from './run-execution.js';
 import { launchConfig, sessionLaunch } from './session-launch.js';
 import { type WarmAssignment, type WarmLaunch, waitForAssignment } from './warm-entry.js';
+import { defaultFreezeIdleAfterMs } from './worker.js';
 
 /** A positive number from the environment, or nothing. */
 function numberFromEnv(name: string): number | undefined {
@@ -157,7 +158,7 @@ async function runWarm(dataDir: string): Promise<number> {
     backend.prepare({
       spec: sessionSpecOf({ ...config, env: { ...config.env, ...demo?.env } }),
       sessionStore: toSdkSessionStore(store),
-      freezeIdleAfterMs: numberFromEnv('AGENTD_FREEZE_IDLE_MS') ?? 5000,
+      freezeIdleAfterMs: numberFromEnv('AGENTD_FREEZE_IDLE_MS') ?? defaultFreezeIdleAfterMs,
     });
   });
   if (!assignment) {

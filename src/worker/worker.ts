@@ -27,6 +27,9 @@ import { launchConfig, type SessionLaunch } from './session-launch.js';
 import type { TurnTracing } from './turn-tracing.js';
 import { Waker } from './waker.js';
 
+/** How long an idle `claude` runs on between turns before it is stopped (decision 0137). */
+export const defaultFreezeIdleAfterMs = 5000;
+
 export interface WorkerOptions {
   store: Store;
   backend: AgentBackend;
@@ -297,7 +300,7 @@ export class Worker {
       sessionStore: toSdkSessionStore(store),
       onStderr: (line) => this.log(`${this.options.backend.name}: ${line.trimEnd()}`),
       ...(rewind ? { rewind } : {}),
-      freezeIdleAfterMs: this.options.freezeIdleAfterMs ?? 5000,
+      freezeIdleAfterMs: this.options.freezeIdleAfterMs ?? defaultFreezeIdleAfterMs,
     });
     this.session = session;
     const control = this.control.run(session);

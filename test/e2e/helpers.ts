@@ -20,7 +20,7 @@ import type {
   ScriptedModel,
   ScriptTurn,
 } from '../../src/testing/index.js';
-import { userTexts } from '../../src/testing/index.js';
+import { requestText, toolResults, userTexts } from '../../src/testing/index.js';
 import { assertIsolated, type Env, isolatedEnv } from './isolated-env.js';
 import { backendEnv, startBackendModel } from './support/backends.js';
 
@@ -54,6 +54,25 @@ export const askWhichTurn: ScriptTurn = {
     },
   ],
 };
+
+/**
+ * A model that starts `command` as a background shell (Bash with `run_in_background`), then answers
+ * `noted` to the tool's result and to claude's notice that the task ended.
+ */
+export function backgroundShellScript(command: string): Script {
+  return (request) =>
+    toolResults(request).length > 0 || requestText(request).includes('task-notification')
+      ? { text: 'noted' }
+      : {
+          content: [
+            {
+              type: 'tool_use',
+              name: 'Bash',
+              input: { command, description: 'wait a while', run_in_background: true },
+            },
+          ],
+        };
+}
 
 /** Waits until `probe` returns a truthy value and returns it; fails with `what` at the deadline. */
 export async function waitFor<T>(

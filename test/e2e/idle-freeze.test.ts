@@ -9,6 +9,7 @@ import { cpuSeconds } from '../../bench/lib/procfs.js';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import { requestText, toolResults } from '../../src/testing/index.js';
 import {
+  backgroundShellScript,
   checkGuarantees,
   childrenOf,
   createHarness,
@@ -90,18 +91,7 @@ describe('idle claude processes are stopped between turns', () => {
 
   it('a claude with a background shell running is not stopped', { timeout: 120_000 }, async () => {
     harness = await createHarness({
-      script: (request) =>
-        toolResults(request).length > 0 || requestText(request).includes('task-notification')
-          ? { text: 'noted' }
-          : {
-              content: [
-                {
-                  type: 'tool_use',
-                  name: 'Bash',
-                  input: { command: 'sleep 6', description: 'wait a while', run_in_background: true },
-                },
-              ],
-            },
+      script: backgroundShellScript('sleep 6'),
       env: { AGENTD_FREEZE_IDLE_MS: '200' },
     });
     const h = harness;

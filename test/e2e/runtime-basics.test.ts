@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError, createRuntime, StoreError } from '../../src/index.js';
 import { requestText, toolResults } from '../../src/testing/index.js';
 import {
+  backgroundShellScript,
   checkGuarantees,
   createHarness,
   dataOf,
@@ -208,18 +209,7 @@ describe('runtime: idle timeout with work pending, claude only', () => {
 describe('runtime: background tasks', () => {
   it('a background task keeps the worker up past the idle timeout; claude reporting its end is journaled between turns', async () => {
     harness = await createHarness({
-      script: (request) =>
-        toolResults(request).length > 0 || requestText(request).includes('task-notification')
-          ? { text: 'noted' }
-          : {
-              content: [
-                {
-                  type: 'tool_use',
-                  name: 'Bash',
-                  input: { command: 'sleep 4', description: 'wait a while', run_in_background: true },
-                },
-              ],
-            },
+      script: backgroundShellScript('sleep 4'),
       env: { AGENTD_IDLE_TIMEOUT_MS: '1000' },
     });
     const h = harness;
