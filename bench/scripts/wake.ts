@@ -2,9 +2,11 @@
  * Waking a hibernated session against a plain cold `query()` with `resume`, with the real SDK and
  * `claude` against the scripted model:
  *
- * - A: a session whose worker left after its idle timeout (no worker, no `claude`):
- *   `runtime.send()` → the turn's first agent event (a worker started, the native session resumed
- *   from the store's transcript), and → the turn's end;
+ * - A: a session whose worker left after its idle timeout (no worker, no `claude`), on a runtime
+ *   that keeps a spare worker as `agentd serve` does by default: `runtime.send()` → the turn's first
+ *   agent event (the spare takes the execution, the native session resumed from the store's
+ *   transcript), and → the turn's end;
+ * - A′: the same on a runtime with no spare (a CLI's, or `spareWorkers: 0`): a worker is started;
  * - B: in this process (the SDK already loaded), `query({ prompt, options: { resume } })` on a
  *   session made before → its first assistant message, and → its result.
  *
@@ -88,22 +90,31 @@ async function main(): Promise<void> {
     AGENTD_IDLE_TIMEOUT_MS: '1000',
   };
   const startMachine = machine();
-  const runtime = await createRuntime({ dataDir: join(directory, 'data'), env });
+  const runtime = await createRuntime({ dataDir: join(directory, 'data'), env, spareWorkers: 1 });
+  const unspared = await createRuntime({ dataDir: join(directory, 'data-unspared'), env });
   try {
     const { session } = await runtime.createSession({ prompt: 'warm up', cwd });
+    const other = (await unspared.createSession({ prompt: 'warm up', cwd })).session;
     const plain = await plainResume({ cwd, env });
     const wake = { firstEventMs: [] as number[], endMs: [] as number[] };
+    const started = { firstEventMs: [] as number[], endMs: [] as number[] };
     const cold = { firstEventMs: [] as number[], endMs: [] as number[] };
     for (let run = 0; run < runs; run++) {
       await hibernated(runtime, session.id);
+      await hibernated(unspared, other.id);
+      // The spare refilled behind the last wake has loaded the SDK, as it has on a server between messages.
+      while (!runtime.warmEntries().some((entry) => entry.ready)) await sleep(50);
       const a = await wakeOnce(runtime, session.id, `wake ${run}`);
       wake.firstEventMs.push(a.firstEventMs);
       wake.endMs.push(a.endMs);
       const b = await plainResume({ cwd, env, resume: plain.sessionId });
       cold.firstEventMs.push(b.firstEventMs);
       cold.endMs.push(b.endMs);
+      const c = await wakeOnce(unspared, other.id, `wake ${run}`);
+      started.firstEventMs.push(c.firstEventMs);
+      started.endMs.push(c.endMs);
       process.stderr.write(
-        `wake ${run}: ${Math.round(a.firstEventMs)} ms; plain resume ${Math.round(b.firstEventMs)} ms\n`,
+        `wake ${run}: ${Math.round(a.firstEventMs)} ms (spare), ${Math.round(c.firstEventMs)} ms (started); plain resume ${Math.round(b.firstEventMs)} ms\n`,
       );
     }
     const ratio = (values: number[], base: number[]) =>
@@ -116,10 +127,16 @@ async function main(): Promise<void> {
           loadAtEnd: round1(loadavg()[0]!),
           runs,
           hibernatedWake: { firstEventMs: rounded(wake.firstEventMs), endMs: rounded(wake.endMs) },
+          hibernatedWakeStarted: {
+            firstEventMs: rounded(started.firstEventMs),
+            endMs: rounded(started.endMs),
+          },
           plainColdResume: { firstEventMs: rounded(cold.firstEventMs), endMs: rounded(cold.endMs) },
           ratio: {
             firstEvent: ratio(wake.firstEventMs, cold.firstEventMs),
             end: ratio(wake.endMs, cold.endMs),
+            startedFirstEvent: ratio(started.firstEventMs, cold.firstEventMs),
+            startedEnd: ratio(started.endMs, cold.endMs),
           },
         },
         null,
@@ -127,10 +144,12 @@ async function main(): Promise<void> {
       )}\n`,
     );
   } finally {
-    // The last woken worker leaves on its idle timeout too.
-    const [session] = await runtime.listSessions();
-    if (session) await hibernated(runtime, session.id);
-    await runtime.close();
+    // The last woken workers leave on their idle timeout too.
+    for (const each of [runtime, unspared]) {
+      const [session] = await each.listSessions();
+      if (session) await hibernated(each, session.id);
+      await each.close();
+    }
     await model.close();
     rmSync(directory, { recursive: true, force: true });
   }

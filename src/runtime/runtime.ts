@@ -66,7 +66,7 @@ import { type LaunchAddendum, launchOf } from './session-config.js';
 import { type OverviewOptions, type SessionOverview, sessionOverview } from './session-overview.js';
 import { parseMessage } from './slash-commands.js';
 import { Supervisor } from './supervisor.js';
-import { WarmPool, type WarmTarget } from './warm-pool.js';
+import { type WarmEntryInfo, WarmPool, type WarmTarget } from './warm-pool.js';
 import { WebhookSender, type WebhookSendOptions } from './webhook-sender.js';
 import { Webhooks } from './webhooks.js';
 
@@ -99,6 +99,13 @@ export interface RuntimeOptions {
    * does not set its own `warmPool`. @default no pool (a CLI runtime keeps none)
    */
   warmPool?: number;
+  /**
+   * Spare workers: processes with agentd and the SDK loaded but no `claude`, kept ready for any
+   * session no warm entry fits (a new one, a stopped or hibernated one resuming), so that its next
+   * worker does not pay its own start (`agentd serve`: its config's `spareWorkers`, default 1).
+   * @default 0 (a CLI runtime keeps none)
+   */
+  spareWorkers?: number;
   /** What schedules and webhook retries read the time from (tests move it). @default Date.now */
   clock?: () => number;
   /** Limits of monitors' output. */
@@ -289,6 +296,7 @@ export class Runtime {
     offline?: boolean;
     peers?: PeerLimits;
     warmPool?: number;
+    spareWorkers?: number;
     clock?: () => number;
     monitors?: MonitorLimits;
   }) {
@@ -327,11 +335,14 @@ export class Runtime {
     this.clock = options.clock ?? Date.now;
     this.schedules = new Schedules(this, context, this.access, this.roles, this.clock);
     this.webhooks = new Webhooks(context, this.access, this.clock);
-    const warmPool = options.warmPool;
-    if (warmPool !== undefined) {
+    const { warmPool, spareWorkers = 0 } = options;
+    if (warmPool !== undefined || spareWorkers > 0) {
       this.pool = new WarmPool({
         spawn: (name) => this.supervisor.spawnWarmEntry(name),
-        targets: () => this.warmTargets(warmPool),
+        targets: async () => [
+          ...(warmPool !== undefined ? await this.warmTargets(warmPool) : []),
+          ...(spareWorkers > 0 ? [{ launch: null, size: spareWorkers }] : []),
+        ],
         log: (line) => process.stderr.write(`${line}\n`),
       });
     }
@@ -376,8 +387,8 @@ export class Runtime {
     await this.pool?.refill();
   }
 
-  /** The warm pool's entries not taken yet (none without a pool). */
-  warmEntries(): Array<{ pid: number; ready: boolean }> {
+  /** The warm pool's entries and spare workers not taken yet (none without a pool). */
+  warmEntries(): WarmEntryInfo[] {
     return this.pool?.list() ?? [];
   }
 
@@ -957,9 +968,9 @@ export class Runtime {
   }
 
   /**
-   * Gives the execution to a warm entry whose launch is exactly the session's, if there is one. Its
-   * identity is recorded first: the lease goes only to the process the execution names. Null when
-   * no entry took it (a cold worker starts).
+   * Gives the execution to a warm entry whose launch is exactly the session's, else to a spare, if
+   * there is one. Its identity is recorded first: the lease goes only to the process the execution
+   * names. Null when no entry took it (a cold worker starts).
    */
   private async startWarm(
     session: SessionRecord,
@@ -967,7 +978,6 @@ export class Runtime {
   ): Promise<ExecutionRecord | null> {
     if (!this.pool) return null;
     const entry = this.pool.take(session);
-    void this.pool.refill();
     if (!entry) return null;
     const identity = { pid: entry.pid, processStartTime: entry.processStartTime };
     const recorded = await this.store.updateExecution(execution.id, { ...identity, now: Date.now() });
@@ -1017,6 +1027,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...(options.offline ? { offline: true } : {}),
     ...(options.peers ? { peers: options.peers } : {}),
     ...(options.warmPool !== undefined ? { warmPool: options.warmPool } : {}),
+    ...(options.spareWorkers !== undefined ? { spareWorkers: options.spareWorkers } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.monitors ? { monitors: options.monitors } : {}),
   });

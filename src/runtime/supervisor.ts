@@ -54,14 +54,14 @@ export class Supervisor {
   }
 
   /**
-   * Spawns a warm pool entry (`worker-main DATA_DIR --warm`): a worker with no execution yet, and an
+   * Spawns a warm pool entry (`worker-main DATA_DIR --warm NAME`): a worker with no execution yet, and an
    * IPC channel to this process, over which it is told its launch and later its execution. Detached
    * like any worker, so that once it takes an execution it outlives this process.
    */
   spawnWarmEntry(name: string): ChildProcess {
     const { paths } = this.options;
     const log = openSync(join(paths.logs, `warm-${name}.out`), 'a', 0o600);
-    const child = spawn(process.execPath, [workerEntry, paths.root, '--warm'], {
+    const child = spawn(process.execPath, [workerEntry, paths.root, '--warm', name], {
       detached: true,
       stdio: ['ignore', log, log, 'ipc'],
       env: this.options.env ?? process.env,

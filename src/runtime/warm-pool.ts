@@ -8,12 +8,18 @@ import type { FromWarmEntry, ToWarmEntry, WarmAssignment, WarmLaunch } from '../
 /** How long an entry may take to acknowledge the execution it was given before it is given up. */
 const assignTimeoutMs = 5000;
 
+/**
+ * How long after a take the pool refills: a new entry's start (a Node process, and for a warm entry
+ * a `claude`'s boot) would otherwise compete for the CPU with the session it was taken for.
+ */
+const refillDelayMs = 3000;
+
 /** Entries of one launch that may die before booting, in a row, before the pool stops starting them. */
 const maxFailures = 3;
 
-/** One launch the pool keeps entries for, and how many. */
+/** One launch the pool keeps entries for (null: spares, for any session), and how many. */
 export interface WarmTarget {
-  launch: WarmLaunch;
+  launch: WarmLaunch | null;
   size: number;
 }
 
@@ -25,17 +31,21 @@ export interface WarmPoolOptions {
   log?: (line: string) => void;
 }
 
-/** A warm entry as the pool sees it: its process, and the launch it boots for. */
+/** A warm entry as the pool sees it: its process, and the launch it boots for (null: a spare). */
 interface Entry {
   child: ChildProcess;
-  launch: WarmLaunch;
+  launch: WarmLaunch | null;
   key: string;
   ready: boolean;
   exited: boolean;
 }
 
+/** The key of spare entries: they boot nothing, and take any session. */
+const spareKey = 'spare';
+
 /** The identity of a warm launch (key order aside): equal keys launch equal `claude`s. */
-export function warmKey(launch: WarmLaunch): string {
+export function warmKey(launch: WarmLaunch | null): string {
+  if (!launch) return spareKey;
   return canonicalJson([launch.provider, launch.organization, launch.role, launch.cwd, launch.config]);
 }
 
@@ -58,8 +68,10 @@ export function launchOfSession(session: SessionRecord): WarmLaunch {
 /**
  * Warm starts: worker processes started before their sessions exist, each with a `claude` booted
  * (the SDK's `startup()`) for one launch (provider, role, model, system prompt, tools, skills, cwd).
- * A new session whose launch is exactly one of those takes an entry instead of a cold worker; the
- * pool refills in the background. The entries are this process's children over IPC until taken:
+ * A new session whose launch is exactly one of those takes an entry instead of a cold worker. Spare
+ * entries boot no `claude`: loaded and waiting, one takes any other session's execution (a new
+ * session no entry fits, a stopped or hibernated one resuming), which skips the worker's own start.
+ * The pool refills in the background. The entries are this process's children over IPC until taken:
  * when it exits, they exit with their `claude`. Taken, an entry is an ordinary detached worker.
  */
 export class WarmPool {
@@ -67,14 +79,20 @@ export class WarmPool {
   private refilling: Promise<void> = Promise.resolve();
   /** Entries of a launch that died before their `claude` booted, in a row: at 3 it is not retried. */
   private readonly failures = new Map<string, number>();
+  private refillTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly options: WarmPoolOptions) {}
 
-  /** The entries not taken yet: PID, and whether its `claude` is booting already (`ready`). */
-  list(): Array<{ pid: number; ready: boolean }> {
+  /**
+   * The entries not taken yet: PID, whether it is a spare, and whether its `claude` is booting
+   * already (a spare: its SDK is loaded) (`ready`).
+   */
+  list(): WarmEntryInfo[] {
     return [...this.entries].flatMap((entry) =>
-      entry.child.pid === undefined || entry.exited ? [] : [{ pid: entry.child.pid, ready: entry.ready }],
+      entry.child.pid === undefined || entry.exited
+        ? []
+        : [{ pid: entry.child.pid, spare: entry.launch === null, ready: entry.ready }],
     );
   }
 
@@ -94,14 +112,20 @@ export class WarmPool {
   }
 
   /**
-   * An entry for the session's first execution, taken out of the pool, or null when none has its
-   * exact launch (or the session has run before: its `claude` resumes, and a fresh one does not fit).
+   * An entry for the session's next execution, taken out of the pool: one booted for its exact
+   * launch (only for a first execution: a session that has run before resumes its `claude`, and a
+   * fresh one does not fit), else a spare; null when there is neither. The pool refills shortly
+   * after, also to follow roles that changed.
    */
   take(session: SessionRecord): WarmEntryHandle | null {
-    if (this.closed || session.nativeSessionId !== null) return null;
-    const key = warmKey(launchOfSession(session));
-    const candidates = [...this.entries].filter((entry) => entry.key === key && !entry.exited);
-    const entry = candidates.find((each) => each.ready) ?? candidates[0];
+    if (this.closed) return null;
+    this.refillTimer ??= setTimeout(() => {
+      this.refillTimer = undefined;
+      void this.refill();
+    }, refillDelayMs).unref();
+    const entry =
+      (session.nativeSessionId === null ? this.entryOf(warmKey(launchOfSession(session))) : undefined) ??
+      this.entryOf(spareKey);
     if (!entry?.child.pid) return null;
     this.entries.delete(entry);
     const pid = entry.child.pid;
@@ -112,9 +136,16 @@ export class WarmPool {
     };
   }
 
+  /** An entry of the key not taken yet, one already booted or loaded first. */
+  private entryOf(key: string): Entry | undefined {
+    const candidates = [...this.entries].filter((entry) => entry.key === key && !entry.exited);
+    return candidates.find((each) => each.ready) ?? candidates[0];
+  }
+
   /** Ends every entry not taken. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.refillTimer);
     await this.refilling;
     for (const entry of this.entries) this.end(entry);
     this.entries.clear();
@@ -140,7 +171,7 @@ export class WarmPool {
     }
   }
 
-  private start(key: string, launch: WarmLaunch): void {
+  private start(key: string, launch: WarmLaunch | null): void {
     const child = this.options.spawn(randomUUID());
     const entry: Entry = { child, launch, key, ready: false, exited: false };
     this.entries.add(entry);
@@ -156,7 +187,9 @@ export class WarmPool {
         const failures = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, failures);
         if (failures >= maxFailures)
-          this.options.log?.(`warm pool: entries for role ${launch.role} keep failing to start; not retried`);
+          this.options.log?.(
+            `warm pool: ${launch ? `entries for role ${launch.role}` : 'spare entries'} keep failing to start; not retried`,
+          );
       }
       entry.exited = true;
       if (wasEntry && !this.closed) {
@@ -165,7 +198,7 @@ export class WarmPool {
       }
     });
     child.on('error', () => {});
-    this.send(child, { type: 'launch', launch });
+    this.send(child, launch ? { type: 'launch', launch } : { type: 'spare' });
   }
 
   /**
@@ -218,6 +251,13 @@ export class WarmPool {
     }
     entry.child.unref();
   }
+}
+
+/** An entry of the pool not taken yet. */
+export interface WarmEntryInfo {
+  pid: number;
+  spare: boolean;
+  ready: boolean;
 }
 
 /** An entry taken for one execution: record its identity on the execution, then assign it. */

@@ -12,7 +12,12 @@ import { type A2aMount, mountA2a } from './a2a/mount.js';
 import { createApp } from './app.js';
 import type { ModelMode } from './http/schemas.js';
 import { modelModeOf } from './model-mode.js';
-import { baseClaudeConfig, configuredTokens, type ServerConfig } from './server-config.js';
+import {
+  baseClaudeConfig,
+  configuredTokens,
+  defaultSpareWorkers,
+  type ServerConfig,
+} from './server-config.js';
 import { ServerMetrics } from './server-metrics.js';
 
 export interface StartServerOptions {
@@ -116,8 +121,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     config: baseClaudeConfig(config, env),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     ...(options.offline ? { offline: true } : {}),
-    // A server keeps a warm pool (roles may ask for entries); its own default count is none.
+    // A server keeps a warm pool (roles may ask for entries); its own default count is none. One
+    // spare worker waits for whatever session starts or wakes next.
     warmPool: config.warmPool ?? 0,
+    spareWorkers: config.spareWorkers ?? defaultSpareWorkers,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   // Cluster-wide duties, each held by one node at a time on a shared store (docs/postgres.md).

@@ -41,6 +41,9 @@ const claudeSettingsSchema = z
   })
   .partial();
 
+/** Spare workers a server keeps when its config names no `spareWorkers`. */
+export const defaultSpareWorkers = 1;
+
 /** The `--config FILE` of `agentd serve`. Unknown keys are errors, so a typo is not silently ignored. */
 export const serverConfigSchema = z.strictObject({
   /** Bearer tokens accepted besides those in AGENTD_TOKENS. */
@@ -48,6 +51,8 @@ export const serverConfigSchema = z.strictObject({
   maxLiveWorkers: z.number().int().min(1).optional(),
   /** Warm workers kept ready for new sessions of each role that sets no `warmPool` of its own. */
   warmPool: z.number().int().min(0).max(8).optional(),
+  /** Spare workers (agentd and the SDK loaded, no `claude`) kept ready for any session's next worker. */
+  spareWorkers: z.number().int().min(0).max(8).optional(),
   bodyLimitBytes: z.number().int().min(1024).optional(),
   corsOrigins: z.array(z.string().min(1)).optional(),
   /** Seconds between heartbeat comments on event streams. */

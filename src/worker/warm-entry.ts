@@ -1,8 +1,9 @@
 /**
  * The IPC protocol between a warm pool (src/runtime/warm-pool.ts) and one of its entries, a worker
- * process started before its session exists. Runtime → entry: `launch` once, then `assign` once.
- * Entry → runtime: `ready` once its `claude` is booting, `assigned` once it took the execution.
- * The channel only carries hints: the execution's record in the store is what the entry runs.
+ * process started before its session exists. Runtime → entry: `launch` (or `spare`) once, then
+ * `assign` once. Entry → runtime: `ready` once its `claude` is booting (a spare: once it has loaded
+ * the SDK), `assigned` once it took the execution. The channel only carries hints: the execution's
+ * record in the store is what the entry runs.
  */
 
 /** What a new session's execution is launched from: the fields `sessionLaunch` and `claude` read. */
@@ -20,17 +21,20 @@ export interface WarmAssignment {
   executionId: string;
 }
 
-export type ToWarmEntry = { type: 'launch'; launch: WarmLaunch } | ({ type: 'assign' } & WarmAssignment);
+export type ToWarmEntry =
+  | { type: 'launch'; launch: WarmLaunch }
+  | { type: 'spare' }
+  | ({ type: 'assign' } & WarmAssignment);
 export type FromWarmEntry = { type: 'ready' } | { type: 'assigned'; executionId: string };
 
 /**
- * In the entry: takes the launch and boots for it (`prepare`), says `ready`, then waits for an
- * execution. Resolves with it (after saying `assigned` and leaving the channel, so that the entry
+ * In the entry: takes the launch and boots for it (`prepare`; a spare's launch is null), says
+ * `ready`, then waits for an execution. Resolves with it (after saying `assigned` and leaving the channel, so that the entry
  * no longer depends on its runtime), or with null when the channel closes first (the runtime is
  * gone, or it closed its pool).
  */
 export function waitForAssignment(
-  prepare: (launch: WarmLaunch) => Promise<void>,
+  prepare: (launch: WarmLaunch | null) => Promise<void>,
 ): Promise<WarmAssignment | null> {
   return new Promise((resolve, reject) => {
     if (!process.send) {
@@ -43,8 +47,8 @@ export function waitForAssignment(
     const onDisconnect = () => resolve(null);
     process.once('disconnect', onDisconnect);
     process.on('message', (message: ToWarmEntry) => {
-      if (message.type === 'launch') {
-        preparing = prepare(message.launch);
+      if (message.type === 'launch' || message.type === 'spare') {
+        preparing = prepare(message.type === 'launch' ? message.launch : null);
         preparing.then(() => send({ type: 'ready' }), reject);
         return;
       }

@@ -2,14 +2,16 @@
  * The worker process: `node worker-main.js DATA_DIR SESSION_ID EXECUTION_ID`. Started detached by
  * the supervisor, in its own process group, with its output in log files; it outlives its parent.
  *
- * `node worker-main.js DATA_DIR --warm` is a warm pool entry (src/runtime/warm-pool.ts): started with
- * an IPC channel, it is told the launch it is kept for, boots that session's `claude` (the SDK's
+ * `node worker-main.js DATA_DIR --warm NAME` is a warm pool entry (src/runtime/warm-pool.ts): started
+ * with an IPC channel, it is told the launch it is kept for, boots that session's `claude` (the SDK's
  * `startup()`) and waits to be given an execution; then it runs as any worker and leaves the channel.
+ * A spare entry is told no launch: it loads the SDK and waits, for any session's execution.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentBackend } from '../backends/agent-backend.js';
 import { ClaudeBackend } from '../backends/claude/claude-backend.js';
+import { loadSdk } from '../backends/claude/load-sdk.js';
 import { createBackend } from '../backends/create-backend.js';
 import { backendOf, sessionSpecOf } from '../backends/session-spec.js';
 import { type DataPaths, dataPaths } from '../journal/data-dir.js';
@@ -143,15 +145,23 @@ async function leftAfterIdleTimeout(store: Store, sessionId: string): Promise<bo
  * A warm entry: boots `claude` for `launch` exactly as an execution of a new session with that
  * launch would (the same launch function, config and transcript store), then waits. Given an
  * execution, it runs it: the execution prepares its own config again and keeps this `claude` only
- * when the two are equal. Its runtime gone before that, it exits, and its `claude` with it.
+ * when the two are equal. A spare entry (no launch) only loads the SDK: given any execution, it
+ * runs it as a worker started for it would, without that worker's start. Its runtime gone before
+ * that, an entry exits, and its `claude` with it.
  */
-async function runWarm(dataDir: string): Promise<number> {
+async function runWarm(dataDir: string, name: string | undefined): Promise<number> {
   const paths = dataPaths(dataDir);
   // Signalled by the runtime on this host, a worker does not watch other processes' SQLite commits.
   const store = await openStore(paths, process.env, { watchOthers: false });
   const backend = new ClaudeBackend();
   let demo: DemoModel = null;
-  const assignment: WarmAssignment | null = await waitForAssignment(async (launch: WarmLaunch) => {
+  let prepared = false;
+  const assignment: WarmAssignment | null = await waitForAssignment(async (launch: WarmLaunch | null) => {
+    if (!launch) {
+      await loadSdk();
+      return;
+    }
+    prepared = true;
     demo = await startDemo(launch);
     const added = await sessionLaunch({ store, session: launch, env: process.env, paths });
     const config = launchConfig(launchConfigOf(launch), added);
@@ -167,7 +177,18 @@ async function runWarm(dataDir: string): Promise<number> {
     await (demo as DemoModel)?.close();
     return workerExitCodes.stopped;
   }
-  return runWorker({ store, paths, ...assignment, backend, demo });
+  // The entry's captured output becomes the execution's, as a worker started for it writes it.
+  if (name) renameLog(paths, `warm-${name}.out`, `${assignment.executionId}.out`);
+  return runWorker({ store, paths, ...assignment, ...(prepared ? { backend, demo } : {}) });
+}
+
+/** Renames a log file in the data dir; the open descriptors write on into it under its new name. */
+function renameLog(paths: DataPaths, from: string, to: string): void {
+  try {
+    renameSync(join(paths.logs, from), join(paths.logs, to));
+  } catch {
+    // Only the file's name is lost: the output still goes to the old one.
+  }
 }
 
 /** The stored config of a warm launch, as an execution reads its session's. */
@@ -177,7 +198,7 @@ function launchConfigOf(launch: WarmLaunch) {
 
 async function main(): Promise<number> {
   const [dataDir, sessionId, executionId] = process.argv.slice(2);
-  if (dataDir && sessionId === '--warm') return runWarm(dataDir);
+  if (dataDir && sessionId === '--warm') return runWarm(dataDir, executionId);
   if (!dataDir || !sessionId || !executionId) {
     process.stderr.write('usage: worker-main DATA_DIR SESSION_ID EXECUTION_ID\n');
     return workerExitCodes.failed;
