@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cpuSeconds } from '../../bench/lib/procfs.js';
 import { createRuntime, type Runtime } from '../../src/index.js';
-import { requestText, toolResults } from '../../src/testing/index.js';
+import { requestText } from '../../src/testing/index.js';
 import {
   backgroundShellScript,
   checkGuarantees,

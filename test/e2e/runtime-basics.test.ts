@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConflictError, createRuntime, StoreError } from '../../src/index.js';
-import { requestText, toolResults } from '../../src/testing/index.js';
 import {
   backgroundShellScript,
   checkGuarantees,
