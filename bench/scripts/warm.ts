@@ -6,6 +6,8 @@
  *     run): from `createSession()` to the session's first event from `claude` (the first journal
  *     event after `execution.started`) and to its first `agent.message`;
  * (b) `query({ prompt })` in this process, cold: to its first message and to its first assistant message.
+ * (a′) a new session on a runtime with a spare worker and no warm entry (`agentd serve`'s default
+ *     for a session no warm entry fits): the same two times as (a).
  * (c) the PSS (/proc/PID/smaps_rollup) of an idle worker, this build's against a baseline build's
  *     (BENCH_BASELINE: a checkout of an earlier commit with its dist/ built), when given.
  *
@@ -47,6 +49,11 @@ async function waitReady(runtime: Runtime): Promise<void> {
 
 async function warmSession(runtime: Runtime, run: number) {
   await waitReady(runtime);
+  return newSession(runtime, run);
+}
+
+/** A new session's first event from its agent and its first answer, from `createSession()`. */
+async function newSession(runtime: Runtime, run: number) {
   const started = performance.now();
   const { session } = await runtime.createSession({ prompt: `hi ${run}` });
   let firstEvent: number | undefined;
@@ -116,9 +123,16 @@ async function main(): Promise<void> {
   };
   const startMachine = machine();
   const runtime = await createRuntime({ dataDir: join(directory, 'data'), env, pollMs: 5, warmPool: 1 });
+  const spared = await createRuntime({
+    dataDir: join(directory, 'data-spare'),
+    env,
+    pollMs: 5,
+    spareWorkers: 1,
+  });
   try {
     const warm: Array<{ firstEvent: number; answer: number }> = [];
     const cold: Array<{ firstEvent: number; answer: number }> = [];
+    const spare: Array<{ firstEvent: number; answer: number }> = [];
     await coldQuery({ cwd, env }); // warm-up: the file cache, not the process
     for (let run = 0; run < runs; run++) {
       warm.push(await warmSession(runtime, run));
@@ -126,6 +140,9 @@ async function main(): Promise<void> {
       // does not share the cores with it.
       await waitReady(runtime);
       cold.push(await coldQuery({ cwd, env }));
+      await waitReady(spared);
+      spare.push(await newSession(spared, run));
+      await waitReady(spared);
     }
     const memory: Record<string, number> = {};
     const root = new URL('../..', import.meta.url).pathname;
@@ -141,8 +158,9 @@ async function main(): Promise<void> {
           env,
         }),
       );
-    const ratio = (pick: (each: { firstEvent: number; answer: number }) => number) =>
-      round(summarize(warm.map(pick)).median / summarize(cold.map(pick)).median);
+    type Sample = { firstEvent: number; answer: number };
+    const ratio = (pick: (each: Sample) => number, side: Sample[] = warm) =>
+      round(summarize(side.map(pick)).median / summarize(cold.map(pick)).median);
     process.stdout.write(
       `${JSON.stringify(
         {
@@ -158,7 +176,15 @@ async function main(): Promise<void> {
             firstEvent: rounded(cold.map((each) => each.firstEvent)),
             answer: rounded(cold.map((each) => each.answer)),
           },
+          spare: {
+            firstEvent: rounded(spare.map((each) => each.firstEvent)),
+            answer: rounded(spare.map((each) => each.answer)),
+          },
           ratio: { firstEvent: ratio((each) => each.firstEvent), answer: ratio((each) => each.answer) },
+          spareRatio: {
+            firstEvent: ratio((each) => each.firstEvent, spare),
+            answer: ratio((each) => each.answer, spare),
+          },
           memoryPssMiB: memory,
         },
         null,
@@ -167,6 +193,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await runtime.close();
+    await spared.close();
     await model.close();
     rmSync(directory, { recursive: true, force: true });
   }
