@@ -42,6 +42,11 @@ export interface OpenStoreOptions {
    * worker opens without, since the runtime on its host signals it. @default true
    */
   watchOthers?: boolean;
+  /**
+   * On SQLite, how long a write waits for another process's lock before failing with `store_busy`.
+   * @default 5000
+   */
+  busyTimeoutMs?: number;
 }
 
 /** The store for a data directory: `AGENTD_STORE_URL` when set, else SQLite in `agentd.db`. */
@@ -55,6 +60,7 @@ export async function openStore(
     return SqliteStore.open({
       path: location.path,
       ...(options.watchOthers === false ? { watchOthers: false } : {}),
+      ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
     });
   }
   // Loaded only when chosen: a SQLite node never loads pg.

@@ -25,6 +25,15 @@ import { launchConfig, sessionLaunch } from './session-launch.js';
 import { type WarmAssignment, type WarmLaunch, waitForAssignment } from './warm-entry.js';
 import { defaultFreezeIdleAfterMs } from './worker.js';
 
+/**
+ * How a worker opens its store. Signalled by the runtime on its host, it does not watch other
+ * processes' SQLite commits. Its writes wait up to 30 s for SQLite's write lock, not the API's 5 s:
+ * no client waits on them, and a worker whose write gives up fails its execution mid-turn (seen
+ * with 100 sessions taking turns on 2 cores). A worker waiting that long may let its lease lapse;
+ * a takeover then fences its writes, as for any worker that stalled.
+ */
+const workerStoreOptions = { watchOthers: false, busyTimeoutMs: 30_000 };
+
 /** A positive number from the environment, or nothing. */
 function numberFromEnv(name: string): number | undefined {
   const value = Number(process.env[name] ?? '');
@@ -151,8 +160,7 @@ async function leftAfterIdleTimeout(store: Store, sessionId: string): Promise<bo
  */
 async function runWarm(dataDir: string, name: string | undefined): Promise<number> {
   const paths = dataPaths(dataDir);
-  // Signalled by the runtime on this host, a worker does not watch other processes' SQLite commits.
-  const store = await openStore(paths, process.env, { watchOthers: false });
+  const store = await openStore(paths, process.env, workerStoreOptions);
   const backend = new ClaudeBackend();
   let demo: DemoModel = null;
   let prepared = false;
@@ -204,8 +212,7 @@ async function main(): Promise<number> {
     return workerExitCodes.failed;
   }
   const paths = dataPaths(dataDir);
-  // Signalled by the runtime on this host, a worker does not watch other processes' SQLite commits.
-  const store = await openStore(paths, process.env, { watchOthers: false });
+  const store = await openStore(paths, process.env, workerStoreOptions);
   return runWorker({ store, paths, sessionId, executionId });
 }
 
