@@ -26,6 +26,7 @@ export const sendCase: BenchCase = {
     if (data.baseline) sides.push(['baseline build', data.baseline as AgentdSide]);
     const direct = data.direct as Spread & { inputDelivered: Spread };
     const machine = data.machine as { loadAverage: number };
+    const afterIdle = data.afterIdle as { agentd: Spread; direct: Spread; addedMedianMs: number };
     const row = (name: string, entry: Spread) =>
       `| ${name} | ${entry.median} | ${entry.p95} | ${entry.min}–${entry.max} | ${entry.n} |`;
     const markdown = [
@@ -38,7 +39,10 @@ export const sendCase: BenchCase = {
       ]),
       row('direct ClaudeBackend: first agent event', direct),
       row('direct ClaudeBackend: input echoed', direct.inputDelivered),
+      row('after 7 s of quiet: agentd (its claude stopped, then continued)', afterIdle.agentd),
+      row('after 7 s of quiet: direct ClaudeBackend', afterIdle.direct),
       '',
+      `Added by agentd after 7 s of quiet: ${afterIdle.addedMedianMs} ms at the median.`,
       ...sides.map(
         ([name, side]) =>
           `Added by agentd (${name}): ${side.addedMedianMs} ms at the median, ${side.addedP95Ms} ms at p95.`,

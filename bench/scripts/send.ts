@@ -34,6 +34,9 @@ import { machine } from '../lib/machine.js';
 import { median } from '../lib/stats.js';
 
 const runs = Number(process.env.BENCH_RUNS || 10);
+/** Samples per side after 7 s of quiet each. @default 5 */
+const idleRuns = Number(process.env.BENCH_SEND_IDLE_RUNS || 5);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const round = (value: number) => Math.round(value * 10) / 10;
 
 /** Median, 95th percentile (nearest rank), min and max. */
@@ -190,6 +193,21 @@ async function main(): Promise<void> {
       await baseline?.sample(run);
       await direct.sample(run);
     }
+    // Then sends after 7 s of quiet each: past the 5 s after which agentd stops an idle `claude`
+    // (decision 0137), which the next input continues (SIGCONT); the direct session's is never stopped.
+    const idleFrom = { agentd: current.samples.length, direct: direct.samples.length };
+    for (let run = 0; run < idleRuns; run++) {
+      await sleep(7000);
+      await current.sample(runs + run);
+      await sleep(7000);
+      await direct.sample(runs + run);
+    }
+    const idleAgentd = spread(current.samples.splice(idleFrom.agentd));
+    const idleDirect = spread(direct.samples.splice(idleFrom.direct));
+    current.stages.accepted.splice(idleFrom.agentd);
+    current.stages.delivered.splice(idleFrom.agentd);
+    current.stages.journaled.splice(idleFrom.agentd);
+    direct.delivered.splice(idleFrom.direct);
     const directSpread = spread(direct.samples);
     const result = {
       benchmark: 'send',
@@ -213,6 +231,12 @@ async function main(): Promise<void> {
         direct: direct.samples.map(round),
       },
       direct: { ...directSpread, inputDelivered: spread(direct.delivered) },
+      afterIdle: {
+        what: "the same after 7 s of quiet before each send (agentd's claude stopped, then continued)",
+        agentd: idleAgentd,
+        direct: idleDirect,
+        addedMedianMs: round(idleAgentd.median - idleDirect.median),
+      },
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {
