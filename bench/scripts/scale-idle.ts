@@ -4,7 +4,7 @@
  * started 10 at a time and warmed up with one turn each), then every BENCH_IDLE_STEP_S seconds for
  * BENCH_IDLE_S seconds, the CPU time used by the workers, their `claude`s and this process (the
  * server's part), from /proc/PID/stat. It prints one JSON object: the timeline, and the 60 s windows
- * starting 2, 10 and 60 s after the last turn (as far as the run lasts).
+ * starting 2, 10, 60 and 120 s after the last turn (as far as the run lasts).
  *
  * BENCH_N (default 30) sessions; BENCH_ALL_TURN=1 gives every session one more turn, all at once,
  * after the warm-up, so that every session's last turn is within a second of the others';
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
           Math.abs(sample.atS - seconds) < Math.abs(samples[best]!.atS - seconds) ? index : best,
         0,
       );
-    const windows = [2, 10, 60]
+    const windows = [2, 10, 60, 120]
       .map((startS) => [nearest(startS), nearest(startS + 60)] as const)
       .filter(([from, to]) => samples[to]!.atS - samples[from]!.atS >= 55)
       .map(([from, to]) => {
