@@ -13,9 +13,15 @@ export interface LeaseKeeperOptions {
    * often. @default never
    */
   quiet?: () => boolean;
-  /** @default 4 */
+  /**
+   * 12 × the default 15 s is 3 minutes, renewed every minute: one wake a minute, which the quiet
+   * worker's safety poll shares (decision 0170). @default 12
+   */
   quietTtlFactor?: number;
 }
+
+/** How many times its time a quiet worker's lease is given (decision 0170; 4 before). */
+export const defaultQuietTtlFactor = 12;
 
 /** What became of the attempt to take the session's lease. */
 export type LeaseOutcome =
@@ -91,11 +97,13 @@ export class LeaseKeeper {
 
   /**
    * Renews the lease once a third of the time it was last given has passed; `LeaseLostError` when
-   * refused. A quiet worker gives it `quietTtlFactor` times its time (decision 0137).
+   * refused. A quiet worker gives it `quietTtlFactor` times its time (decisions 0137, 0170).
    */
   async renewIfDue(): Promise<void> {
     if (Date.now() - this.lastRenewal <= this.lastTtlMs / 3) return;
-    const ttlMs = this.options.quiet?.() ? this.ttlMs * (this.options.quietTtlFactor ?? 4) : this.ttlMs;
+    const ttlMs = this.options.quiet?.()
+      ? this.ttlMs * (this.options.quietTtlFactor ?? defaultQuietTtlFactor)
+      : this.ttlMs;
     const renewed = await this.options.store.renewLease({
       sessionId: this.options.sessionId,
       epoch: this.currentEpoch,

@@ -27,6 +27,12 @@ import { launchConfig, type SessionLaunch } from './session-launch.js';
 import type { TurnTracing } from './turn-tracing.js';
 import { Waker } from './waker.js';
 
+/**
+ * How long a quiet worker waits between looks at the store when nothing wakes it: only a lost wake
+ * is found this late (decision 0170; 30 s before).
+ */
+export const defaultQuietPollMs = 60_000;
+
 /** How long an idle `claude` runs on between turns before it is stopped (decision 0137). */
 export const defaultFreezeIdleAfterMs = 5000;
 
@@ -49,7 +55,8 @@ export interface WorkerOptions {
   safetyPollMs?: number;
   /**
    * The same while nothing is under way (no turn, no interaction, no background task or monitor):
-   * a lost wake is then found this late at worst. @default 30000
+   * a lost wake is then found this late at worst. As long as a quiet lease's renewal interval on
+   * SQLite, so that the control loop wakes once a minute for both (decision 0170). @default 60000
    */
   quietPollMs?: number;
   /** Stop after this long with no turn, interaction or background task; 0 = never. @default 600000 */
@@ -206,7 +213,7 @@ export class Worker {
     // Quiet: only the lease and the idle timeout bring the worker round (decision 0137).
     return Math.max(
       ms,
-      this.quiet() ? (this.options.quietPollMs ?? 30_000) : (this.options.safetyPollMs ?? 2000),
+      this.quiet() ? (this.options.quietPollMs ?? defaultQuietPollMs) : (this.options.safetyPollMs ?? 2000),
     );
   }
 
