@@ -27,6 +27,12 @@ const workerEntry = import.meta.url.endsWith('.ts')
   ? fileURLToPath(new URL('../../dist/worker/worker-main.js', import.meta.url))
   : fileURLToPath(new URL('../worker/worker-main.js', import.meta.url));
 
+/**
+ * V8 flags for worker processes only: a worker is a small, long-lived, mostly idle process, so it
+ * trades a little speed for memory (an idle worker's private memory 40 → 30 MiB, decision 0171).
+ */
+const workerExecArgv = ['--optimize-for-size'];
+
 /** A worker that has not taken its lease within this time after being spawned is considered dead. */
 const startGraceMs = 30_000;
 
@@ -42,12 +48,16 @@ export class Supervisor {
   spawnWorker(execution: ExecutionRecord): { pid: number; processStartTime: string | null } {
     const { paths } = this.options;
     const log = openSync(join(paths.logs, `${execution.id}.out`), 'a', 0o600);
-    const child = spawn(process.execPath, [workerEntry, paths.root, execution.sessionId, execution.id], {
-      detached: true,
-      stdio: ['ignore', log, log],
-      env: this.options.env ?? process.env,
-      cwd: paths.root,
-    });
+    const child = spawn(
+      process.execPath,
+      [...workerExecArgv, workerEntry, paths.root, execution.sessionId, execution.id],
+      {
+        detached: true,
+        stdio: ['ignore', log, log],
+        env: this.options.env ?? process.env,
+        cwd: paths.root,
+      },
+    );
     child.unref();
     if (child.pid === undefined) throw new Error('could not start a worker process');
     return { pid: child.pid, processStartTime: processStartTime(child.pid) };
@@ -61,7 +71,7 @@ export class Supervisor {
   spawnWarmEntry(name: string): ChildProcess {
     const { paths } = this.options;
     const log = openSync(join(paths.logs, `warm-${name}.out`), 'a', 0o600);
-    const child = spawn(process.execPath, [workerEntry, paths.root, '--warm', name], {
+    const child = spawn(process.execPath, [...workerExecArgv, workerEntry, paths.root, '--warm', name], {
       detached: true,
       stdio: ['ignore', log, log, 'ipc'],
       env: this.options.env ?? process.env,
