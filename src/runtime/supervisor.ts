@@ -29,9 +29,11 @@ const workerEntry = import.meta.url.endsWith('.ts')
 
 /**
  * V8 flags for worker processes only: a worker is a small, long-lived, mostly idle process, so it
- * trades a little speed for memory (an idle worker's private memory 40 → 30 MiB, decision 0171).
+ * trades a little speed for memory (an idle worker's private memory 40 → 30 MiB, decision 0171),
+ * and collects its garbage itself once it has gone quiet after a turn, not when V8's memory reducer
+ * chooses to, up to a minute later (src/worker/quiet-gc.ts, decision 0173).
  */
-const workerExecArgv = ['--optimize-for-size'];
+const workerExecArgv = ['--optimize-for-size', '--expose-gc', '--no-memory-reducer'];
 
 /** A worker that has not taken its lease within this time after being spawned is considered dead. */
 const startGraceMs = 30_000;

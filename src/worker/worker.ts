@@ -21,6 +21,7 @@ import { InputFeed } from './input-feed.js';
 import { InteractionBridge } from './interactions.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { MonitorInbox } from './monitor-inbox.js';
+import { QuietCollection } from './quiet-gc.js';
 import { Recovery } from './recovery.js';
 import { unfinishedRollback } from './rollback.js';
 import { launchConfig, type SessionLaunch } from './session-launch.js';
@@ -102,6 +103,7 @@ export class Worker {
   private readonly interactions: InteractionBridge;
   private readonly monitors: MonitorInbox;
   private readonly goals = new GoalWatcher();
+  private readonly collection: QuietCollection;
   private recovery: Recovery | undefined;
   private tracing: TurnTracing | undefined;
   /** The verification loop, when the session runs a seed. */
@@ -113,6 +115,10 @@ export class Worker {
     const { store, sessionId, executionId } = options;
     this.pollMs = options.pollMs ?? 50;
     const log = (line: string) => this.log(line);
+    // When its `claude` is stopped too (decision 0137): the worker's heap shrinks while it is quiet.
+    this.collection = new QuietCollection(options.freezeIdleAfterMs || defaultFreezeIdleAfterMs, () =>
+      this.quiet(),
+    );
     this.lease = new LeaseKeeper({
       store,
       sessionId,
@@ -181,12 +187,14 @@ export class Worker {
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
       onTurnStart: async (inputId, turn) => {
+        this.collection.cancel();
         this.turn = { inputId, afterCursor: await store.lastCursor(sessionId) };
         await this.tracing?.startTurn(inputId, turn);
       },
       afterTurn: async () => {
         await this.finishCut();
         await this.seed?.afterTurn();
+        this.collection.idle();
       },
       gather: async () =>
         this.monitors.collect().catch((error: unknown) => {
