@@ -62,6 +62,8 @@ interface TurnTimes {
   firstEventMs: number;
   endMs: number;
   failed?: boolean;
+  /** The send itself was refused (`store_busy`). */
+  refused?: boolean;
 }
 
 /** One follower per session, as an SSE client of `agentd serve` would hold: events come to `on`. */
@@ -109,7 +111,14 @@ async function turn(
     if (ends.has(type)) ending = type;
     return ends.has(type);
   });
-  await runtime.send(sessionId, { text });
+  try {
+    await runtime.send(sessionId, { text });
+  } catch (error) {
+    // Refused (`store_busy`: the store's write lock stayed taken past the API's busy timeout), as a
+    // client would be answered 503: counted, not timed.
+    if ((error as { code?: unknown }).code !== 'store_busy') throw error;
+    return { firstEventMs: Number.NaN, endMs: Number.NaN, failed: true, refused: true };
+  }
   await first;
   const firstEventMs = performance.now() - started;
   await end;
@@ -132,9 +141,11 @@ async function steadyTurns(count: number, take: (index: number, round: number) =
       }
     }),
   );
+  const timed = times.filter((each) => !each.refused);
   return {
-    sendToFirstEventMs: percentiles(times.map((each) => each.firstEventMs)),
-    sendToEndOfTurnMs: percentiles(times.map((each) => each.endMs)),
+    sendToFirstEventMs: percentiles(timed.map((each) => each.firstEventMs)),
+    sendToEndOfTurnMs: percentiles(timed.map((each) => each.endMs)),
+    sendsRefused: times.length - timed.length,
     turnsStartedLate: late,
     turnsFailed: times.filter((each) => each.failed).length,
     turnsPerSecond: round1(count / (periodMs / 1000)),
