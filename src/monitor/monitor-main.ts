@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { dataPaths } from '../journal/data-dir.js';
 import { openStore } from '../journal/open-store.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { Supervisor } from '../runtime/supervisor.js';
 import { MonitorRunner } from './monitor-runner.js';
 import type { MonitorSpec } from './monitor-spec.js';
 
@@ -24,6 +25,7 @@ async function main(): Promise<number> {
   const logFile = join(paths.logs, `monitor-${spec.monitorId}.log`);
   const log = (line: string) => appendFileSync(logFile, `${new Date().toISOString()} ${line}\n`);
   const store = await openStore(paths, process.env);
+  const supervisor = new Supervisor({ store, paths });
   // A runtime only for `--wake`: starting a worker takes what the runtime knows (providers, budgets).
   let runtime: Promise<Runtime> | undefined;
   const wake = async () => {
@@ -38,6 +40,11 @@ async function main(): Promise<number> {
     stderrLog: join(paths.logs, `monitor-${spec.monitorId}.err`),
     env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !withheld.includes(name))),
     ...(spec.wake ? { wake } : {}),
+    // A quiet worker naps for a minute: woken, it takes the output now (as the runtime wakes it for an input).
+    journaled: async () => {
+      const executions = await store.listExecutions(spec.sessionId);
+      for (const execution of executions) supervisor.nudge(execution);
+    },
     log,
   });
   process.on('SIGTERM', () => runner.requestStop('stopped'));

@@ -16,6 +16,8 @@ export interface MonitorRunnerOptions {
   env: Record<string, string | undefined>;
   /** After output was journaled (and after the end), for a `--wake` monitor: start the session's worker. */
   wake?: () => Promise<void>;
+  /** After each journal write: tell the session's worker on this host (it does not watch the store). */
+  journaled?: () => Promise<void>;
   /** How often to look in the journal for a stop request. @default 500 */
   pollMs?: number;
   log: (line: string) => void;
@@ -188,7 +190,7 @@ export class MonitorRunner {
     this.writes = this.writes.then(() =>
       store
         .appendEvents(spec.sessionId, [journalEntry(event)], { now: Date.now() })
-        .then(() => {})
+        .then(() => this.options.journaled?.())
         .catch((error: unknown) => log(`journal: ${error instanceof Error ? error.message : String(error)}`)),
     );
     return this.writes;
