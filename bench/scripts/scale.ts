@@ -7,7 +7,8 @@
  * - idle CPU: all of them over BENCH_SCALE_IDLE_S seconds while every session is live and idle and
  *   every follower waits (from /proc/PID/stat);
  * - latency: each session takes a turn every BENCH_SCALE_PERIOD_MS, its start spread over the
- *   period, for BENCH_SCALE_ROUNDS rounds: send → the turn's first agent event, and → its end.
+ *   period, for BENCH_SCALE_ROUNDS rounds: send → the turn's first agent event, and → its end;
+ *   and the CPU time every process used meanwhile, per turn.
  *
  * BENCH_SCALE_N picks the sizes (default 10,50,100,150), reached in turn by the same sessions;
  * BENCH_SCALE_PLAIN_N those of the plain side (default the same). Growing stops (and is reported) when the
@@ -227,10 +228,24 @@ async function agentdRun(counts: number[], env: Record<string, string | undefine
       };
       const total = idle.server + idle.workers + idle.claudes;
       log(`agentd: ${live} sessions, steady turns`);
+      const turnsBefore = new Map(
+        [process.pid, ...workers, ...claudePids].map((pid) => [pid, cpuSeconds(pid)]),
+      );
       const latency = await steadyTurns(live, async (index, round) => {
         const session = sessions[index]!;
         return turn(runtime, session.id, session.follower, `turn ${round} of ${index}`);
       });
+      const perTurnMs = (pids: number[]) =>
+        round1(
+          (pids.reduce((sum, pid) => sum + Math.max(0, cpuSeconds(pid) - (turnsBefore.get(pid) ?? 0)), 0) *
+            1000) /
+            (live * rounds),
+        );
+      const turnCpuMs = {
+        server: perTurnMs([process.pid]),
+        workers: perTurnMs(workers),
+        claudes: perTurnMs(claudePids),
+      };
       measured.push({
         sessions: live,
         stoppedGrowingAt: stoppedAt,
@@ -252,7 +267,13 @@ async function agentdRun(counts: number[], env: Record<string, string | undefine
           claudesPercent: round1(idle.claudes),
           agentdPerSessionPercent: Math.round(((idle.server + idle.workers) / live) * 1000) / 1000,
         },
-        latency,
+        latency: {
+          ...latency,
+          cpuPerTurnMs: {
+            ...turnCpuMs,
+            total: round1(turnCpuMs.server + turnCpuMs.workers + turnCpuMs.claudes),
+          },
+        },
       });
       if (stoppedAt !== null) break;
     }
@@ -334,8 +355,17 @@ async function plainRun(counts: number[], env: Record<string, string | undefined
       log(`plain: ${ready.sessions} idle sessions, CPU over ${idleSeconds} s`);
       const idle = await cpuPercentOver(() => [child.pid!, ...claudePids], idleSeconds);
       log(`plain: ${ready.sessions} sessions, steady turns`);
+      const turnsBefore = new Map([child.pid!, ...claudePids].map((pid) => [pid, cpuSeconds(pid)]));
       child.stdin!.write('turns\n');
       const latency = JSON.parse(await next());
+      const perTurnMs = (pids: number[]) =>
+        round1(
+          (pids.reduce((sum, pid) => sum + Math.max(0, cpuSeconds(pid) - (turnsBefore.get(pid) ?? 0)), 0) *
+            1000) /
+            (ready.sessions * rounds),
+        );
+      latency.cpuPerTurnMs = { node: perTurnMs([child.pid!]), claudes: perTurnMs(claudePids) };
+      latency.cpuPerTurnMs.total = round1(latency.cpuPerTurnMs.node + latency.cpuPerTurnMs.claudes);
       measured.push({
         ...ready,
         memory: {
