@@ -51,6 +51,16 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
+/** The CPU time each of `pids` has used so far, to measure from with `cpuSecondsSince`. */
+export function cpuMark(pids: number[]): Map<number, number> {
+  return new Map(pids.map((pid) => [pid, cpuSeconds(pid)]));
+}
+
+/** CPU seconds the marked processes among `pids` used since `mark`; one that is gone adds nothing. */
+export function cpuSecondsSince(mark: Map<number, number>, pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + Math.max(0, cpuSeconds(pid) - (mark.get(pid) ?? 0)), 0);
+}
+
 /** The memory the kernel could still give out, in MiB (MemAvailable). */
 export function availableMib(): number {
   const meminfo = readFileSync('/proc/meminfo', 'utf8');
@@ -66,9 +76,7 @@ export async function cpuPercentOver(
   seconds: number,
 ): Promise<{ percent: number; processes: number }> {
   const watched = pids();
-  const before = new Map(watched.map((pid) => [pid, cpuSeconds(pid)]));
+  const mark = cpuMark(watched);
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  let used = 0;
-  for (const [pid, start] of before) used += Math.max(0, cpuSeconds(pid) - start);
-  return { percent: (used / seconds) * 100, processes: watched.length };
+  return { percent: (cpuSecondsSince(mark, watched) / seconds) * 100, processes: watched.length };
 }

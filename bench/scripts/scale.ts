@@ -28,7 +28,14 @@ import { fileURLToPath } from 'node:url';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import { startScriptedModel } from '../../src/testing/index.js';
 import { machine } from '../lib/machine.js';
-import { availableMib, cpuPercentOver, cpuSeconds, descendants, pssMib } from '../lib/procfs.js';
+import {
+  availableMib,
+  cpuMark,
+  cpuPercentOver,
+  cpuSecondsSince,
+  descendants,
+  pssMib,
+} from '../lib/procfs.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const numberFromEnv = (name: string, fallback: number) => {
@@ -215,12 +222,9 @@ async function agentdRun(counts: number[], env: Record<string, string | undefine
       log(`agentd: ${live} idle sessions, CPU over ${idleSeconds} s`);
       const loadBefore = loadavg()[0]!;
       const claudePids = claudes();
-      const before = new Map([process.pid, ...workers, ...claudePids].map((pid) => [pid, cpuSeconds(pid)]));
+      const before = cpuMark([process.pid, ...workers, ...claudePids]);
       await sleep(idleSeconds * 1000);
-      const used = (pids: number[]) =>
-        (pids.reduce((sum, pid) => sum + Math.max(0, cpuSeconds(pid) - (before.get(pid) ?? 0)), 0) /
-          idleSeconds) *
-        100;
+      const used = (pids: number[]) => (cpuSecondsSince(before, pids) / idleSeconds) * 100;
       const idle = {
         server: used([process.pid]),
         workers: used(workers),
@@ -228,19 +232,13 @@ async function agentdRun(counts: number[], env: Record<string, string | undefine
       };
       const total = idle.server + idle.workers + idle.claudes;
       log(`agentd: ${live} sessions, steady turns`);
-      const turnsBefore = new Map(
-        [process.pid, ...workers, ...claudePids].map((pid) => [pid, cpuSeconds(pid)]),
-      );
+      const turnsBefore = cpuMark([process.pid, ...workers, ...claudePids]);
       const latency = await steadyTurns(live, async (index, round) => {
         const session = sessions[index]!;
         return turn(runtime, session.id, session.follower, `turn ${round} of ${index}`);
       });
       const perTurnMs = (pids: number[]) =>
-        round1(
-          (pids.reduce((sum, pid) => sum + Math.max(0, cpuSeconds(pid) - (turnsBefore.get(pid) ?? 0)), 0) *
-            1000) /
-            (live * rounds),
-        );
+        round1((cpuSecondsSince(turnsBefore, pids) * 1000) / (live * rounds));
       const turnCpuMs = {
         server: perTurnMs([process.pid]),
         workers: perTurnMs(workers),
@@ -355,17 +353,14 @@ async function plainRun(counts: number[], env: Record<string, string | undefined
       log(`plain: ${ready.sessions} idle sessions, CPU over ${idleSeconds} s`);
       const idle = await cpuPercentOver(() => [child.pid!, ...claudePids], idleSeconds);
       log(`plain: ${ready.sessions} sessions, steady turns`);
-      const turnsBefore = new Map([child.pid!, ...claudePids].map((pid) => [pid, cpuSeconds(pid)]));
+      const turnsBefore = cpuMark([child.pid!, ...claudePids]);
       child.stdin!.write('turns\n');
       const latency = JSON.parse(await next());
       const perTurnMs = (pids: number[]) =>
-        round1(
-          (pids.reduce((sum, pid) => sum + Math.max(0, cpuSeconds(pid) - (turnsBefore.get(pid) ?? 0)), 0) *
-            1000) /
-            (ready.sessions * rounds),
-        );
-      latency.cpuPerTurnMs = { node: perTurnMs([child.pid!]), claudes: perTurnMs(claudePids) };
-      latency.cpuPerTurnMs.total = round1(latency.cpuPerTurnMs.node + latency.cpuPerTurnMs.claudes);
+        round1((cpuSecondsSince(turnsBefore, pids) * 1000) / (ready.sessions * rounds));
+      const node = perTurnMs([child.pid!]);
+      const claudes = perTurnMs(claudePids);
+      latency.cpuPerTurnMs = { node, claudes, total: round1(node + claudes) };
       measured.push({
         ...ready,
         memory: {
