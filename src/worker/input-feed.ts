@@ -68,9 +68,16 @@ export class InputFeed {
       yield { id, text: '', continueDeferred: true };
       await this.endTurn();
     } else await this.options.afterTurn?.();
+    // Woken from a nap, the first look is for an input alone: what the gather would journal now
+    // (a monitor's output) would queue behind it anyway, and is gathered after its turn.
+    let woken = false;
     while (!this.options.stopping()) {
-      await this.options.gather?.();
-      const [next] = await store.listInputs(sessionId, { states: ['accepted'] });
+      let [next] = woken ? await store.listInputs(sessionId, { states: ['accepted'] }) : [];
+      if (!next) {
+        await this.options.gather?.();
+        [next] = await store.listInputs(sessionId, { states: ['accepted'] });
+      }
+      woken = false;
       if (next && (await this.overBudget())) {
         // Paused: the input stays accepted until a limit is raised (the runtime wakes us then).
         if (await this.idleTimedOut({ paused: true })) return;
@@ -96,6 +103,7 @@ export class InputFeed {
       }
       if (await this.idleTimedOut()) return;
       await this.options.nap(this.options.pollMs ?? 50);
+      woken = true;
     }
   }
 
