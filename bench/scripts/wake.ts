@@ -118,7 +118,7 @@ async function main(): Promise<void> {
       );
     }
     const ratio = (values: number[], base: number[]) =>
-      round1((summarize(values).median / summarize(base).median) * 100) / 100;
+      Math.round((summarize(values).median / summarize(base).median) * 100) / 100;
     process.stdout.write(
       `${JSON.stringify(
         {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { AgentBackend } from '../backends/agent-backend.js';
 import { ClaudeBackend } from '../backends/claude/claude-backend.js';
 import { loadSdk } from '../backends/claude/load-sdk.js';
+import { removeResumeDirs } from '../backends/claude/resume-dirs.js';
 import { createBackend } from '../backends/create-backend.js';
 import { backendOf, sessionSpecOf } from '../backends/session-spec.js';
 import { type DataPaths, dataPaths } from '../journal/data-dir.js';
@@ -217,11 +218,15 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => {
+    removeResumeDirs();
+    process.exit(code);
+  },
   (error: unknown) => {
     process.stderr.write(
       `agentd worker failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
+    removeResumeDirs();
     process.exit(workerExitCodes.failed);
   },
 );

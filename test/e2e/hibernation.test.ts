@@ -3,6 +3,7 @@
  * HTTP, the overview), and the next input wakes it: a new worker resumes the native session from
  * the stored transcript, with nothing lost or repeated, also when the waking worker is killed.
  */
+import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventRecord } from '../../src/index.js';
 import { type RunningServer, startServer } from '../../src/server/serve.js';
@@ -32,11 +33,14 @@ afterEach(async () => {
   harness = undefined;
 });
 
-/** Waits until the session's worker has left after its idle timeout. */
-async function hibernated(h: Harness, sessionId: string): Promise<void> {
-  const stopped = await readUntil(h.runtime, sessionId, (event) => {
-    return event.type === 'execution.stopped' && dataOf(event).reason === 'idle timeout';
-  });
+/** Waits until the session's worker (the first one after cursor `after`) has left after its idle timeout. */
+async function hibernated(h: Harness, sessionId: string, after = 0): Promise<void> {
+  const stopped = await readUntil(
+    h.runtime,
+    sessionId,
+    (event) => event.type === 'execution.stopped' && dataOf(event).reason === 'idle timeout',
+    { after },
+  );
   const executionId = String(dataOf(stopped.at(-1)!).executionId);
   const execution = (await h.runtime.listExecutions(sessionId)).find((each) => each.id === executionId);
   await waitFor(() => !isRunning(execution!.pid!), { what: 'the idle worker to exit' });
@@ -150,6 +154,10 @@ describe.each(backends)('hibernation (%s)', (backend) => {
     // The stream from the cursor is exactly the journal after it.
     expect(events).toEqual(journal.slice(before.length, before.length + events.length));
     expect(journal.filter(isEvent('execution.started'))).toHaveLength(2);
+    // The SDK resumed from the store through a copy of the transcript and config in $TMPDIR: the
+    // woken worker, gone again after its idle timeout, took it with it.
+    await hibernated(h, session.id, before.length);
+    expect(readdirSync(h.env.TMPDIR!).filter((name) => name.startsWith('claude-resume-'))).toEqual([]);
   });
 
   it('a waking worker killed before it takes the input: the input waits; the next wake delivers it once', {

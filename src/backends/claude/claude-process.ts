@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import type { SpawnedProcess, SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
+import { removeResumeDir, resumeDirOf, trackResumeDir } from './resume-dirs.js';
 
 export interface ClaudeProcessOptions {
   /** Receives `claude`'s stderr as it comes. */
@@ -42,6 +43,17 @@ export function claudeSpawner(options: ClaudeProcessOptions): (spawnOptions: Spa
       if (child.pid === undefined) options.onSpawnFailed(error);
     });
     if (child.pid !== undefined) options.onSpawned?.(child.pid);
+    const resumeDir = resumeDirOf(env);
+    if (resumeDir) {
+      trackResumeDir(resumeDir);
+      child.once('close', () => {
+        try {
+          removeResumeDir(resumeDir);
+        } catch {
+          // Tried again as the process leaves (removeResumeDirs).
+        }
+      });
+    }
     // stderr must be read, or claude blocks once the pipe is full.
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => options.onStderr?.(chunk));
