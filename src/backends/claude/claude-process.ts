@@ -46,13 +46,7 @@ export function claudeSpawner(options: ClaudeProcessOptions): (spawnOptions: Spa
     const resumeDir = resumeDirOf(env);
     if (resumeDir) {
       trackResumeDir(resumeDir);
-      child.once('close', () => {
-        try {
-          removeResumeDir(resumeDir);
-        } catch {
-          // Tried again as the process leaves (removeResumeDirs).
-        }
-      });
+      child.once('close', () => removeResumeDir(resumeDir));
     }
     // stderr must be read, or claude blocks once the pipe is full.
     child.stderr.setEncoding('utf8');

@@ -26,19 +26,17 @@ export function trackResumeDir(dir: string): void {
   live.add(dir);
 }
 
-/** Removes one resume directory (its `claude` has exited). */
+/** Removes one resume directory (its `claude` has exited); one that resists is kept for `removeResumeDirs`. */
 export function removeResumeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  live.delete(dir);
+  try {
+    rmSync(dir, { recursive: true, force: true });
+    live.delete(dir);
+  } catch {
+    // Left for the system's temporary-file cleanup if it resists again.
+  }
 }
 
 /** Removes every resume directory still kept: for a process about to exit, its `claude`s with it. */
 export function removeResumeDirs(): void {
-  for (const dir of [...live]) {
-    try {
-      removeResumeDir(dir);
-    } catch {
-      // Left for the system's temporary-file cleanup: the process exits either way.
-    }
-  }
+  for (const dir of [...live]) removeResumeDir(dir);
 }
