@@ -179,7 +179,8 @@ export async function createDashboardHarness(options: DashboardHarnessOptions): 
       for (const child of children) killGroup(child.pid);
       await killWorkers(dataDir);
       await model.close();
-      rmSync(root, { recursive: true, force: true });
+      // A process on its way out (Chromium's, a worker's) may still create a file for a moment.
+      rmSync(root, { recursive: true, force: true, maxRetries: 5 });
     },
   };
   return harness;

@@ -163,17 +163,26 @@ export async function createHarness(options: {
   };
 }
 
-/** SIGKILLs every worker (with its `claude`, same process group) that ever ran on the data dir. */
+/**
+ * SIGKILLs every worker (with its `claude`, same process group) that ever ran on the data dir, and
+ * the warm pool's entries not taken yet, which no execution names: detached, they would outlive a
+ * killed server by a moment and could still write under the test's root while it is removed.
+ */
 export async function killWorkers(dataDir: string): Promise<void> {
+  const pids = warmEntriesOf(dataDir);
+  for (const pid of pids) killGroup(pid);
   let runtime: Runtime;
   try {
     // No credentials or settings are needed to find and kill processes.
     runtime = await createRuntime({ dataDir, env: {} });
   } catch {
+    await waitFor(() => pids.every((pid) => !isRunning(pid)), {
+      what: 'warm entries to exit',
+      timeoutMs: 10_000,
+    });
     return;
   }
   try {
-    const pids: number[] = [];
     for (const session of await runtime.store.listSessions()) {
       for (const execution of await runtime.store.listExecutions(session.id)) {
         if (execution.pid !== null && isProcessAlive(execution.pid, execution.processStartTime)) {
@@ -211,6 +220,23 @@ export function processState(pid: number): string | null {
 export function isRunning(pid: number): boolean {
   const state = processState(pid);
   return state !== null && state !== 'Z' && state !== 'X';
+}
+
+/** Worker processes started with `--warm` on the data dir (`Supervisor.spawnWarmEntry`), from /proc. */
+function warmEntriesOf(dataDir: string): number[] {
+  const root = resolve(dataDir);
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.includes('--warm') && (argv.includes(root) || argv.includes(dataDir)))
+        pids.push(Number(entry));
+    } catch {
+      // Gone while listing.
+    }
+  }
+  return pids;
 }
 
 /** The direct children of a process, from /proc. */
