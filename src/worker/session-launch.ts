@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { claudeConfigDir } from '../backends/claude/local-transcript.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { providerEnvFor } from '../config/provider-env.js';
 import type { DataPaths } from '../journal/data-dir.js';
@@ -101,8 +101,7 @@ export async function skillsConfig(options: {
  * `~/.claude/skills`): one folder each, named as the skill. Read when the worker starts.
  */
 async function userSkillNames(env: Env): Promise<string[]> {
-  const configDir = env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), '.claude');
-  const folder = join(configDir, 'skills');
+  const folder = join(claudeConfigDir(env), 'skills');
   const entries = await readdir(folder).catch(() => [] as string[]);
   const names: string[] = [];
   for (const name of entries.sort()) {

@@ -197,6 +197,18 @@ export async function killWorkers(dataDir: string): Promise<void> {
   }
 }
 
+/** Waits until the session's worker has left after its idle timeout, and its process is gone. */
+export async function hibernated(runtime: Runtime, sessionId: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const details = await runtime.getSession(sessionId);
+      const pid = details.executions.at(-1)?.pid;
+      return details.hibernated && pid != null && !isRunning(pid);
+    },
+    { what: 'the session to hibernate', timeoutMs: 90_000 },
+  );
+}
+
 export function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (pid === undefined) return;
   try {

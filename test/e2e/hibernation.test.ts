@@ -154,8 +154,8 @@ describe.each(backends)('hibernation (%s)', (backend) => {
     // The stream from the cursor is exactly the journal after it.
     expect(events).toEqual(journal.slice(before.length, before.length + events.length));
     expect(journal.filter(isEvent('execution.started'))).toHaveLength(2);
-    // The SDK resumed from the store through a copy of the transcript and config in $TMPDIR: the
-    // woken worker, gone again after its idle timeout, took it with it.
+    // However the native session was resumed (claude's own transcript here, 0175; a store copy in
+    // $TMPDIR elsewhere, local-transcript.test.ts), the woken worker, gone again, left no copy.
     await hibernated(h, session.id, before.length);
     expect(readdirSync(h.env.TMPDIR!).filter((name) => name.startsWith('claude-resume-'))).toEqual([]);
   });

@@ -15,6 +15,7 @@ import {
   createHarness,
   dataOf,
   type Harness,
+  hibernated,
   isEvent,
   isRunning,
   killGroup,
@@ -53,18 +54,6 @@ async function readySpare(runtime: Runtime, not?: number): Promise<number> {
 async function newestExecution(runtime: Runtime, sessionId: string) {
   const executions = await runtime.store.listExecutions(sessionId);
   return executions.at(-1)!;
-}
-
-/** Waits until the session's worker has left after its idle timeout, and its process is gone. */
-async function hibernated(runtime: Runtime, sessionId: string): Promise<void> {
-  await waitFor(
-    async () => {
-      const details = await runtime.getSession(sessionId);
-      const pid = details.executions.at(-1)?.pid;
-      return details.hibernated && pid != null && !isRunning(pid);
-    },
-    { what: 'the session to hibernate', timeoutMs: 90_000 },
-  );
 }
 
 /** Each test starts two workers and their agents in turn: slow on a loaded machine. */

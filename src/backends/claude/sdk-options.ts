@@ -1,5 +1,6 @@
 import type { Options } from '@anthropic-ai/claude-agent-sdk';
 import type { ClaudeConfig } from '../../config/claude-config.js';
+import { claudeConfigDir, preferLocalTranscript } from './local-transcript.js';
 
 /**
  * Builds the SDK's options from agentd's config. `claude` gets the parent's environment plus the
@@ -37,6 +38,9 @@ export function buildSdkOptions(config: ClaudeConfig, extra: Partial<Options> = 
   if (config.mcpServers !== undefined) options.mcpServers = config.mcpServers as Options['mcpServers'];
   if (config.strictMcpConfig !== undefined) options.strictMcpConfig = config.strictMcpConfig;
   if (config.resume !== undefined) options.resume = config.resume;
+  // A resume mirrored through agentd's store reads claude's own copy when it is as fresh (0175).
+  if (options.resume !== undefined && options.sessionStore)
+    options.sessionStore = preferLocalTranscript(options.sessionStore, claudeConfigDir(env));
   if (config.settingSources !== undefined) options.settingSources = config.settingSources;
   if (config.skills !== undefined) options.skills = config.skills;
   if (config.plugins !== undefined) options.plugins = config.plugins.map((path) => ({ type: 'local', path }));
