@@ -38,8 +38,10 @@ export function buildSdkOptions(config: ClaudeConfig, extra: Partial<Options> = 
   if (config.mcpServers !== undefined) options.mcpServers = config.mcpServers as Options['mcpServers'];
   if (config.strictMcpConfig !== undefined) options.strictMcpConfig = config.strictMcpConfig;
   if (config.resume !== undefined) options.resume = config.resume;
-  // A resume mirrored through agentd's store reads claude's own copy when it is as fresh (0175).
-  if (options.resume !== undefined && options.sessionStore)
+  // A resume mirrored through agentd's store reads claude's own copy when it is as fresh, unless
+  // it cuts the conversation (a rollback): claude resumed in place from a cut leaves its file
+  // ending on the cut-off branch for the next resume (0175).
+  if (options.resume !== undefined && options.sessionStore && options.resumeSessionAt === undefined)
     options.sessionStore = preferLocalTranscript(options.sessionStore, claudeConfigDir(env));
   if (config.settingSources !== undefined) options.settingSources = config.settingSources;
   if (config.skills !== undefined) options.skills = config.skills;
