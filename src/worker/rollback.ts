@@ -61,10 +61,17 @@ export async function unfinishedRollback(
   return pending;
 }
 
+/** The only events that say whether a rollback is unfinished: a turn's few, not its stream of output. */
+const rollbackTypes = ['input.delivered', 'agent.turn.completed', 'control.interrupt', 'turn.interrupted'];
+
 async function readAll(store: Store, sessionId: string) {
   const all = [];
   for (;;) {
-    const page = await readJournal(store, sessionId, { after: all.at(-1)?.cursor ?? 0, limit: 1000 });
+    const page = await readJournal(store, sessionId, {
+      after: all.at(-1)?.cursor ?? 0,
+      limit: 1000,
+      types: rollbackTypes,
+    });
     all.push(...page);
     if (page.length < 1000) return all;
   }
