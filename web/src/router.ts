@@ -34,6 +34,8 @@ export function useRoute(): Route {
   useEffect(() => {
     const update = () => setRoute(parseRoute(location.hash));
     window.addEventListener('hashchange', update);
+    // A hash changed between the first render and this effect fired no event this listener saw.
+    update();
     return () => window.removeEventListener('hashchange', update);
   }, []);
   return route;
