@@ -88,6 +88,9 @@ export class MonitorRunner {
       const { error } = await closed;
       throw new Error(`could not start the command: ${error?.message ?? 'no process'}`);
     }
+    // Read before `monitor.started` is journaled: a stop requested as soon as the monitor shows as
+    // started (a session stopped right after) comes after this cursor, never before it.
+    this.cursor = await store.lastCursor(spec.sessionId);
     await this.append({
       type: 'monitor.started',
       monitorId: spec.monitorId,
@@ -103,7 +106,6 @@ export class MonitorRunner {
       commandStartTime: processStartTime(child.pid),
       stderrLog: this.options.stderrLog,
     });
-    this.cursor = await store.lastCursor(spec.sessionId);
     const deadline =
       spec.deadlineMs === null ? undefined : setTimeout(() => this.requestStop('deadline'), spec.deadlineMs);
     child.stdout?.on('data', (chunk: Buffer) => this.take(chunk));

@@ -86,8 +86,10 @@ export class Seeds {
 
   /** Where a run stands: each criterion, the iteration, usage, and its state with the reason. */
   async status(runId: string): Promise<SeedRunStatus> {
-    const view = await this.view(runId);
+    // The worker journals the run's end before its execution ends: read in the other order, a run
+    // that just finished could show neither finished nor live, and be called interrupted.
     const live = await this.runtime.liveExecution(runId);
+    const view = await this.view(runId);
     const now = Date.now();
     const durationMs = (view.endedAt ?? now) - view.startedAt;
     if (view.finished)
