@@ -5,8 +5,10 @@
  * given the whole conversation: a copy that is behind the store or missing is never resumed from.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { preferLocalTranscript } from '../../src/backends/claude/local-transcript.js';
+import { toSdkSessionStore } from '../../src/store/session-store-adapter.js';
 import { requestText } from '../../src/testing/index.js';
 import {
   checkGuarantees,
@@ -72,11 +74,20 @@ describe('a woken session resumes from the freshest transcript', () => {
     const local = localTranscript(h, native);
     const afterFirst = readFileSync(local, 'utf8');
 
-    // Fresh: claude resumed its own file, and wrote the new turn there (not into a resume copy).
+    // Usually fresh: claude resumed its own file and wrote the new turn there. A worker that left
+    // before its last lines were mirrored (a loaded machine) leaves it past the store: the store's copy.
+    const projectKey = basename(dirname(local));
+    const fresh =
+      (await preferLocalTranscript(toSdkSessionStore(h.runtime.store), h.env.CLAUDE_CONFIG_DIR!).load({
+        projectKey,
+        sessionId: native,
+      })) === null;
     const second = await wake(h, session.id, 'which word?', 'm-2');
     expect(second).toContain('remember plum');
     expect(second).toContain('first answer');
-    expect(readFileSync(local, 'utf8')).toContain('which word?');
+    expect(readFileSync(local, 'utf8').includes('which word?'), 'resumed from the copy the check chose').toBe(
+      fresh,
+    );
     await hibernated(h.runtime, session.id);
     expect(resumeDirs(h)).toEqual([]);
 
