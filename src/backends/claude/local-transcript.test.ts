@@ -28,8 +28,8 @@ afterEach(() => rmSync(configDir, { recursive: true, force: true }));
 describe('preferLocalTranscript', () => {
   const load = () => preferLocalTranscript(store, configDir).load(key);
 
-  it("answers nothing when claude's own transcript ends with the store's last entry", async () => {
-    // claude writes lines the store never gets (its request records): only the last one must agree.
+  it("answers nothing when claude's own transcript ends as the store's does, from its last uuid entry", async () => {
+    // claude writes lines the store never gets (its request records): only the tail must agree.
     writeFileSync(path(), lines([stored![0]!, { type: 'api-request', id: 1 }, stored![1]!]));
     expect(await load()).toBeNull();
   });
