@@ -981,7 +981,7 @@ export class Runtime {
     if (!entry) return null;
     const identity = { pid: entry.pid, processStartTime: entry.processStartTime };
     const recorded = await this.store.updateExecution(execution.id, { ...identity, now: Date.now() });
-    if (await entry.assign({ sessionId: session.id, executionId: execution.id })) return recorded;
+    if (await entry.assign({ sessionId: session.id, executionId: execution.id, session })) return recorded;
     return null;
   }
 

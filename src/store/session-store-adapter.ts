@@ -1,4 +1,5 @@
 import type { SessionKey, SessionStore, SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
+import type { TranscriptTailReader } from '../backends/claude/local-transcript.js';
 import { StoreError } from '../errors/agentd-error.js';
 import type { Store, TranscriptKey } from './store.js';
 
@@ -7,11 +8,15 @@ import type { Store, TranscriptKey } from './store.js';
  * session's transcript lives beside its journal and any node sharing the store can resume it.
  * `listSessionSummaries` is left out: the SDK then falls back to `listSessions` + `load`.
  */
-export function toSdkSessionStore(store: Store): SessionStore {
+export function toSdkSessionStore(store: Store): SessionStore & TranscriptTailReader {
   return {
     append: (key, entries) => store.appendTranscript(toTranscriptKey(key), entries),
     load: async (key) => {
       const entries = await store.loadTranscript(toTranscriptKey(key));
+      return entries === null ? null : entries.map(toSessionStoreEntry);
+    },
+    loadTail: async (key) => {
+      const entries = await store.loadTranscriptTail(toTranscriptKey(key));
       return entries === null ? null : entries.map(toSessionStoreEntry);
     },
     listSessions: (projectKey) => store.listTranscripts(projectKey),
@@ -42,11 +47,12 @@ function toSessionStoreEntry(entry: Record<string, unknown>): SessionStoreEntry 
  * The same SessionStore on a store that is still opening: each call waits for it. For a `claude`
  * started while the store opens (`agentd run`), which reads or writes nothing before its first prompt.
  */
-export function toDeferredSdkSessionStore(store: Promise<Store>): SessionStore {
+export function toDeferredSdkSessionStore(store: Promise<Store>): SessionStore & TranscriptTailReader {
   const ready = store.then(toSdkSessionStore);
   return {
     append: async (key, entries) => (await ready).append(key, entries),
     load: async (key) => (await ready).load(key),
+    loadTail: async (key) => (await ready).loadTail(key),
     listSessions: async (projectKey) => (await ready).listSessions?.(projectKey) ?? [],
     delete: async (key) => (await ready).delete?.(key),
     listSubkeys: async (key) => (await ready).listSubkeys?.(key) ?? [],

@@ -345,6 +345,12 @@ export interface TranscriptStorage {
   appendTranscript(key: TranscriptKey, entries: Record<string, unknown>[]): Promise<void>;
   /** Null for a key that was never written. */
   loadTranscript(key: TranscriptKey): Promise<Record<string, unknown>[] | null>;
+  /**
+   * The end of a transcript: its entries from the last one with a `uuid` on (each turn adds new
+   * ones), or all of them when none has one; null for a key never written. What a resume checks
+   * without reading a long transcript whole.
+   */
+  loadTranscriptTail(key: TranscriptKey): Promise<Record<string, unknown>[] | null>;
   /** Main transcripts only, newest first, as the SDK's listSessions expects. */
   listTranscripts(projectKey: string): Promise<Array<{ sessionId: string; mtime: number }>>;
   /** Deleting the main transcript deletes its subagent transcripts too, as the SDK's in-memory store does. */

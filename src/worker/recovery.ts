@@ -31,7 +31,7 @@ export class Recovery {
    */
   async resumableSession(nativeSessionId: string | null): Promise<string | undefined> {
     if (!nativeSessionId) return undefined;
-    const entries = await this.options.store.loadTranscript(this.keyOf(nativeSessionId));
+    const entries = await this.options.store.loadTranscriptTail(this.keyOf(nativeSessionId));
     if (entries && entries.length > 0) {
       this.nativeSessionId = nativeSessionId;
       return nativeSessionId;

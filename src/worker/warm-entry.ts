@@ -5,6 +5,7 @@
  * the SDK), `assigned` once it took the execution. The channel only carries hints: the execution's
  * record in the store is what the entry runs.
  */
+import type { SessionRecord } from '../store/store.js';
 
 /** What a new session's execution is launched from: the fields `sessionLaunch` and `claude` read. */
 export interface WarmLaunch {
@@ -19,6 +20,12 @@ export interface WarmLaunch {
 export interface WarmAssignment {
   sessionId: string;
   executionId: string;
+  /**
+   * The session as the runtime read it when it started the execution: only a hint, so that a spare
+   * boots a woken session's `claude` before it reads the store. The execution runs what the store
+   * holds, and keeps that `claude` only if it prepares the very same config.
+   */
+  session?: SessionRecord;
 }
 
 export type ToWarmEntry =
@@ -55,7 +62,11 @@ export function waitForAssignment(
       if (message.type !== 'assign') return;
       process.off('disconnect', onDisconnect);
       process.removeAllListeners('message');
-      const assignment = { sessionId: message.sessionId, executionId: message.executionId };
+      const assignment: WarmAssignment = {
+        sessionId: message.sessionId,
+        executionId: message.executionId,
+        ...(message.session ? { session: message.session } : {}),
+      };
       // Taken before its claude was booting: the execution takes it once it is.
       preparing.then(() => {
         send({ type: 'assigned', executionId: message.executionId }, () => process.disconnect?.());

@@ -66,6 +66,8 @@ async function runWorker(options: {
   backend?: AgentBackend;
   /** The demo model a warm entry started already. */
   demo?: DemoModel;
+  /** The session as the runtime that assigned this spare read it (`WarmAssignment.session`). */
+  session?: SessionRecord;
 }): Promise<number> {
   const { store, paths, sessionId, executionId, backend } = options;
   const logFile = join(paths.logs, `${executionId}.log`);
@@ -75,7 +77,9 @@ async function runWorker(options: {
   const freezeIdleAfterMs = numberFromEnv('AGENTD_FREEZE_IDLE_MS');
   const tracing = await startWorkerTracing();
   // An offline session's worker brings its own demo model: the model lives exactly as long as it.
-  const session = await store.getSession(sessionId);
+  // A spare is told the session, and boots a woken session's claude before it reads the store; the
+  // execution reads the session again, and keeps that claude only for the very same config.
+  const session = options.session ?? (await store.getSession(sessionId));
   const demo = options.demo !== undefined ? options.demo : session ? await startDemo(session) : null;
   const woken = !backend && session ? await prepareWake({ store, paths, session, demo }) : undefined;
   const execution = runExecution({
@@ -118,8 +122,12 @@ async function runWorker(options: {
  * takes the lease and journals its start, so that the boot overlaps them instead of following them
  * (decision 0137). Only for a Claude session that left cleanly: the newest worker event of its
  * journal is its last worker leaving after the idle timeout, so no worker has touched its
- * transcript since (no deferred tool use to mark, nothing half done). The execution keeps this
- * `claude` only if it prepares the very same config; a rollback or seed tools make it start its own.
+ * transcript since (no deferred tool use to mark, nothing half done). That is read once `claude`
+ * is spawned, not before: a `claude` that has not been given a prompt has written nothing, and one
+ * booted for a session that did not leave cleanly is closed before the execution starts. The
+ * worker's own start waits for the spawn too, so that its reads do not delay the SDK's (0176).
+ * The execution keeps this `claude` only if it prepares the very same config; a rollback or seed
+ * tools make it start its own.
  */
 async function prepareWake(options: {
   store: Store;
@@ -129,7 +137,6 @@ async function prepareWake(options: {
 }): Promise<AgentBackend | undefined> {
   const { store, paths, session, demo } = options;
   if (backendOf(session.config) !== 'claude' || !session.nativeSessionId) return undefined;
-  if (!(await leftAfterIdleTimeout(store, session.id))) return undefined;
   const added = await sessionLaunch({ store, session, env: process.env, paths });
   const config = launchConfig(session.config as unknown as Parameters<typeof launchConfig>[0], added);
   const backend = new ClaudeBackend();
@@ -137,7 +144,10 @@ async function prepareWake(options: {
     spec: sessionSpecOf({ ...config, resume: session.nativeSessionId, env: { ...config.env, ...demo?.env } }),
     sessionStore: toSdkSessionStore(store),
   });
-  return backend;
+  await backend.spawned();
+  if (await leftAfterIdleTimeout(store, session.id)) return backend;
+  backend.discardPrepared();
+  return undefined;
 }
 
 /** Whether the newest worker event among the session's last events is a worker leaving idle. */

@@ -28,6 +28,11 @@ export class ClaudeBackend implements AgentBackend {
     this.early = new EarlyStart(start, options.freezeIdleAfterMs ?? 0);
   }
 
+  /** Settles once the prepared `claude` was started or could not be; at once when none is prepared. */
+  spawned(): Promise<void> {
+    return this.early?.spawned ?? Promise.resolve();
+  }
+
   discardPrepared(): void {
     this.early?.close();
     this.early = undefined;

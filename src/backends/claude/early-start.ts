@@ -94,6 +94,11 @@ export class EarlyStart {
   private spawnFailure: Error | undefined;
   private pid: number | undefined;
   private claimed = false;
+  /**
+   * Settles once the process was started, or could not be (a failed start fails the session that
+   * claims it): a caller with CPU-heavy work of its own starts it after, not during, the SDK's spawn.
+   */
+  readonly spawned: Promise<void>;
   /** A booted process waiting to be taken (a warm pool entry's) uses no CPU meanwhile. */
   private readonly freezer: IdleFreezer;
 
@@ -104,14 +109,20 @@ export class EarlyStart {
 
   constructor(options: ClaudeStart, freezeIdleAfterMs = 0) {
     this.freezer = new IdleFreezer(freezeIdleAfterMs);
+    let markSpawned = () => {};
+    this.spawned = new Promise((resolve) => {
+      markSpawned = resolve;
+    });
     const sdkOptions = earlyOptions(options, {
       target: () => this.target,
       onSpawnFailed: (error) => {
         this.spawnFailure = error;
+        markSpawned();
       },
       onSpawned: (pid) => {
         this.pid = pid;
         this.freezer.attach(pid);
+        markSpawned();
       },
     });
     this.key = EarlyStart.keyOf(options);
@@ -119,9 +130,10 @@ export class EarlyStart {
     // A start that fails is seen by the session that claims it; unclaimed, it only must not crash.
     this.warm.then(
       () => {
+        markSpawned();
         if (!this.claimed) this.freezer.idle(() => !this.claimed);
       },
-      () => undefined,
+      () => markSpawned(),
     );
   }
 

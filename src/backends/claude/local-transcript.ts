@@ -21,15 +21,29 @@ export function claudeConfigDir(env: Env): string {
  * behind the store (another node's turns) or past it (a turn killed before its entries were
  * mirrored) does not end alike: the store's copy is used, as before.
  */
-export function preferLocalTranscript(store: SessionStore, configDir: string): SessionStore {
+export function preferLocalTranscript(
+  store: SessionStore & Partial<TranscriptTailReader>,
+  configDir: string,
+): SessionStore {
   return {
     ...store,
     load: async (key) => {
+      if (key.subpath !== undefined) return store.load(key);
+      const local = localTail(transcriptPath(configDir, key));
+      // Only the store's tail is read where it can be: a wake leaves a long transcript unread.
+      if (local && store.loadTail) {
+        const tail = await store.loadTail(key);
+        return tail && endsAlike(local, tail) ? null : store.load(key);
+      }
       const entries = await store.load(key);
-      if (key.subpath !== undefined || !entries?.length) return entries;
-      return endsAlike(localTail(transcriptPath(configDir, key)), entries) ? null : entries;
+      return entries?.length && endsAlike(local, entries) ? null : entries;
     },
   };
+}
+
+/** A store that can read a transcript's tail alone (`Store.loadTranscriptTail`): agentd's. */
+export interface TranscriptTailReader {
+  loadTail(key: SessionKey): Promise<SessionStoreEntry[] | null>;
 }
 
 /** Where `claude` writes the main transcript of `key` under `configDir`. */

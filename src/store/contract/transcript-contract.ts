@@ -17,6 +17,37 @@ export function describeTranscriptContract(context: ContractContext): void {
       expect(await context.store().loadTranscript(main)).toBeNull();
     });
 
+    it('loadTranscriptTail: a key never written returns null', async () => {
+      expect(await context.store().loadTranscriptTail(main)).toBeNull();
+    });
+
+    it('loadTranscriptTail: the entries from the last one with a uuid on, of that key only', async () => {
+      const store = context.store();
+      await store.appendTranscript(main, [entry('u1', 'one'), entry('u2', 'two')]);
+      await store.appendTranscript(main, [entry(undefined, 'title'), entry(undefined, 'mode')]);
+      await store.appendTranscript(subagent, [entry('s1', 'sub'), entry(undefined, 'sub title')]);
+      expect(await store.loadTranscriptTail(main)).toEqual([
+        entry('u2', 'two'),
+        entry(undefined, 'title'),
+        entry(undefined, 'mode'),
+      ]);
+      await store.appendTranscript(main, [entry('u3', 'three')]);
+      expect(await store.loadTranscriptTail(main)).toEqual([entry('u3', 'three')]);
+      expect(await store.loadTranscriptTail(subagent)).toEqual([
+        entry('s1', 'sub'),
+        entry(undefined, 'sub title'),
+      ]);
+    });
+
+    it('loadTranscriptTail: every entry when none has a uuid', async () => {
+      const store = context.store();
+      await store.appendTranscript(main, [entry(undefined, 'title'), entry(undefined, 'mode')]);
+      expect(await store.loadTranscriptTail(main)).toEqual([
+        entry(undefined, 'title'),
+        entry(undefined, 'mode'),
+      ]);
+    });
+
     it('appendTranscript: entries come back in append order across batches', async () => {
       const store = context.store();
       await store.appendTranscript(main, [entry('u1', 'one'), entry('u2', 'two')]);

@@ -60,6 +60,28 @@ export function postgresTranscripts(connection: PostgresConnection): TranscriptS
       });
     },
 
+    async loadTranscriptTail(key) {
+      const subpath = key.subpath ?? '';
+      return connection.read(async (executor) => {
+        const exists = await executor.row(
+          'SELECT 1 FROM transcripts WHERE project_key = $1 AND session_id = $2 AND subpath = $3',
+          [key.projectKey, key.sessionId, subpath],
+        );
+        if (exists === undefined) return null;
+        // The index on (key, seq) is walked back from the end to the last entry with a uuid.
+        return (
+          await executor.rows(
+            `SELECT entry FROM transcript_entries WHERE project_key = $1 AND session_id = $2 AND subpath = $3
+             AND seq >= COALESCE((SELECT seq FROM transcript_entries
+               WHERE project_key = $1 AND session_id = $2 AND subpath = $3 AND uuid IS NOT NULL
+               ORDER BY seq DESC LIMIT 1), 0)
+             ORDER BY seq`,
+            [key.projectKey, key.sessionId, subpath],
+          )
+        ).map(toTranscriptEntry);
+      });
+    },
+
     async listTranscripts(projectKey) {
       return connection.read(async (executor) =>
         (

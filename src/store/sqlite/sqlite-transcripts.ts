@@ -51,6 +51,27 @@ export function sqliteTranscripts(connection: SqliteConnection): TranscriptStora
       });
     },
 
+    async loadTranscriptTail(key) {
+      const subpath = key.subpath ?? '';
+      return connection.read(() => {
+        const exists = connection
+          .statement('SELECT 1 FROM transcripts WHERE project_key = ? AND session_id = ? AND subpath = ?')
+          .get(key.projectKey, key.sessionId, subpath);
+        if (exists === undefined) return null;
+        // The index on (key, seq) is walked back from the end to the last entry with a uuid.
+        return connection
+          .statement(
+            `SELECT entry FROM transcript_entries WHERE project_key = @projectKey AND session_id = @sessionId
+             AND subpath = @subpath AND seq >= COALESCE((SELECT seq FROM transcript_entries
+               WHERE project_key = @projectKey AND session_id = @sessionId AND subpath = @subpath
+               AND uuid IS NOT NULL ORDER BY seq DESC LIMIT 1), 0)
+             ORDER BY seq`,
+          )
+          .all({ projectKey: key.projectKey, sessionId: key.sessionId, subpath })
+          .map(toTranscriptEntry);
+      });
+    },
+
     async listTranscripts(projectKey) {
       return connection.read(() =>
         (
