@@ -122,10 +122,9 @@ async function runWorker(options: {
  * takes the lease and journals its start, so that the boot overlaps them instead of following them
  * (decision 0137). Only for a Claude session that left cleanly: the newest worker event of its
  * journal is its last worker leaving after the idle timeout, so no worker has touched its
- * transcript since (no deferred tool use to mark, nothing half done). That is read once `claude`
- * is spawned, not before: a `claude` that has not been given a prompt has written nothing, and one
- * booted for a session that did not leave cleanly is closed before the execution starts. The
- * worker's own start waits for the spawn too, so that its reads do not delay the SDK's (0176).
+ * transcript since (no deferred tool use to mark, nothing half done), and no worker that loses a
+ * race for the lease ever starts an agent. The worker's own start waits for the spawn, so that its
+ * reads do not delay the SDK's (0176).
  * The execution keeps this `claude` only if it prepares the very same config; a rollback or seed
  * tools make it start its own.
  */
@@ -137,6 +136,7 @@ async function prepareWake(options: {
 }): Promise<AgentBackend | undefined> {
   const { store, paths, session, demo } = options;
   if (backendOf(session.config) !== 'claude' || !session.nativeSessionId) return undefined;
+  if (!(await leftAfterIdleTimeout(store, session.id))) return undefined;
   const added = await sessionLaunch({ store, session, env: process.env, paths });
   const config = launchConfig(session.config as unknown as Parameters<typeof launchConfig>[0], added);
   const backend = new ClaudeBackend();
@@ -145,9 +145,7 @@ async function prepareWake(options: {
     sessionStore: toSdkSessionStore(store),
   });
   await backend.spawned();
-  if (await leftAfterIdleTimeout(store, session.id)) return backend;
-  backend.discardPrepared();
-  return undefined;
+  return backend;
 }
 
 /** Whether the newest worker event among the session's last events is a worker leaving idle. */
