@@ -9,6 +9,10 @@ import type { SqliteConnection } from './sqlite-connection.js';
 export function sqliteTranscripts(connection: SqliteConnection): TranscriptStorage {
   /** Keeps mtimes strictly increasing within this process, so "newest" survives same-millisecond appends. */
   let lastMtime = 0;
+  const written = (projectKey: string, sessionId: string, subpath: string) =>
+    connection
+      .statement('SELECT 1 FROM transcripts WHERE project_key = ? AND session_id = ? AND subpath = ?')
+      .get(projectKey, sessionId, subpath) !== undefined;
   return {
     async appendTranscript(key, entries) {
       const subpath = key.subpath ?? '';
@@ -35,12 +39,8 @@ export function sqliteTranscripts(connection: SqliteConnection): TranscriptStora
     async loadTranscript(key) {
       const subpath = key.subpath ?? '';
       return connection.read(() => {
-        const exists = connection
-          .statement('SELECT 1 FROM transcripts WHERE project_key = ? AND session_id = ? AND subpath = ?')
-          .get(key.projectKey, key.sessionId, subpath);
-        if (exists === undefined) {
-          return null;
-        }
+        const exists = written(key.projectKey, key.sessionId, subpath);
+        if (!exists) return null;
         return connection
           .statement(
             `SELECT entry FROM transcript_entries WHERE project_key = ? AND session_id = ? AND subpath = ?
@@ -54,10 +54,8 @@ export function sqliteTranscripts(connection: SqliteConnection): TranscriptStora
     async loadTranscriptTail(key) {
       const subpath = key.subpath ?? '';
       return connection.read(() => {
-        const exists = connection
-          .statement('SELECT 1 FROM transcripts WHERE project_key = ? AND session_id = ? AND subpath = ?')
-          .get(key.projectKey, key.sessionId, subpath);
-        if (exists === undefined) return null;
+        const exists = written(key.projectKey, key.sessionId, subpath);
+        if (!exists) return null;
         // The index on (key, seq) is walked back from the end to the last entry with a uuid.
         return connection
           .statement(
