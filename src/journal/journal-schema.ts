@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import * as v from 'valibot';
 import type { AgentErrorInfo, ErrorCode, ModelUsage, TokenUsage } from '../backends/agent-event.js';
-import { seedSchema } from '../seeds/seed-schema.js';
+import type { Seed } from '../seeds/seed-schema.js';
 import { type InteractionRecord, interactionKinds, interactionStates } from '../store/store.js';
 import type { JournalData, JournalEventType } from './journal-event.js';
 
@@ -10,8 +10,8 @@ import type { JournalData, JournalEventType } from './journal-event.js';
  * everything after works with typed records. Unknown extra fields are kept (newer writers may add some).
  */
 
-const record = z.record(z.string(), z.unknown());
-const raw = { raw: z.unknown().optional() };
+const record = v.record(v.string(), v.unknown());
+const raw = { raw: v.optional(v.unknown()) };
 
 const errorCodes = [
   'rate_limit',
@@ -29,239 +29,268 @@ const errorCodes = [
   'unknown',
 ] as const satisfies readonly ErrorCode[];
 
-const agentError: z.ZodType<AgentErrorInfo> = z.looseObject({
-  code: z.enum(errorCodes),
-  message: z.string(),
-  transient: z.boolean(),
-  status: z.number().optional(),
+const agentError: v.GenericSchema<unknown, AgentErrorInfo> = v.looseObject({
+  code: v.picklist(errorCodes),
+  message: v.string(),
+  transient: v.boolean(),
+  status: v.optional(v.number()),
 });
 
 const tokenUsage = {
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadInputTokens: z.number(),
-  cacheCreationInputTokens: z.number(),
+  inputTokens: v.number(),
+  outputTokens: v.number(),
+  cacheReadInputTokens: v.number(),
+  cacheCreationInputTokens: v.number(),
 };
-const usage: z.ZodType<TokenUsage> = z.looseObject(tokenUsage);
-const modelUsage: z.ZodType<ModelUsage> = z.looseObject({ ...tokenUsage, costUsd: z.number() });
+const usage: v.GenericSchema<unknown, TokenUsage> = v.looseObject(tokenUsage);
+const modelUsage: v.GenericSchema<unknown, ModelUsage> = v.looseObject({
+  ...tokenUsage,
+  costUsd: v.number(),
+});
 
-const interaction: z.ZodType<InteractionRecord> = z.looseObject({
-  id: z.string(),
-  sessionId: z.string(),
-  executionId: z.string().nullable(),
-  kind: z.enum(interactionKinds),
-  toolName: z.string(),
-  toolUseId: z.string().nullable(),
+const interaction: v.GenericSchema<unknown, InteractionRecord> = v.looseObject({
+  id: v.string(),
+  sessionId: v.string(),
+  executionId: v.nullable(v.string()),
+  kind: v.picklist(interactionKinds),
+  toolName: v.string(),
+  toolUseId: v.nullable(v.string()),
   request: record,
-  state: z.enum(interactionStates),
-  answer: record.nullable(),
-  createdAt: z.number(),
-  answeredAt: z.number().nullable(),
+  state: v.picklist(interactionStates),
+  answer: v.nullable(record),
+  createdAt: v.number(),
+  answeredAt: v.nullable(v.number()),
+});
+
+/**
+ * The seed a run started with. seed-file.ts checked it in full (ids, bounds, duplicates) when the run
+ * was created; read back, its shape is what the driver relies on.
+ */
+const seed: v.GenericSchema<unknown, Seed> = v.looseObject({
+  goal: v.string(),
+  criteria: v.array(
+    v.looseObject({
+      id: v.string(),
+      description: v.string(),
+      check: v.optional(v.string()),
+      expect: v.optional(v.number()),
+      timeout: v.optional(v.number()),
+    }),
+  ),
+  constraints: v.optional(v.array(v.string())),
+  role: v.optional(v.string()),
+  model: v.optional(v.string()),
+  tools: v.optional(v.array(v.string())),
+  mcpServers: v.optional(v.record(v.string(), record)),
+  cwd: v.optional(v.string()),
+  budgetUsd: v.optional(v.number()),
+  maxIterations: v.optional(v.number()),
+  metadata: v.optional(record),
 });
 
 /** One schema per journal event type; the compiler checks each against the event's TypeScript type. */
-export const journalDataSchemas: { [T in JournalEventType]: z.ZodType<JournalData<T>> } = {
-  'session.started': z.looseObject({
+export const journalDataSchemas: { [T in JournalEventType]: v.GenericSchema<unknown, JournalData<T>> } = {
+  'session.started': v.looseObject({
     ...raw,
-    sessionId: z.string(),
-    model: z.string(),
-    tools: z.array(z.string()),
-    cwd: z.string(),
-    permissionMode: z.string(),
+    sessionId: v.string(),
+    model: v.string(),
+    tools: v.array(v.string()),
+    cwd: v.string(),
+    permissionMode: v.string(),
   }),
-  'agent.message': z.looseObject({ ...raw, text: z.string(), messageId: z.string().nullable() }),
-  'agent.thinking': z.looseObject({ ...raw, thinking: z.string() }),
-  'agent.tool_call': z.looseObject({
+  'agent.message': v.looseObject({ ...raw, text: v.string(), messageId: v.nullable(v.string()) }),
+  'agent.thinking': v.looseObject({ ...raw, thinking: v.string() }),
+  'agent.tool_call': v.looseObject({
     ...raw,
-    toolUseId: z.string(),
-    name: z.string(),
+    toolUseId: v.string(),
+    name: v.string(),
     input: record,
-    detail: z.string(),
-    parentToolUseId: z.string().nullable(),
+    detail: v.string(),
+    parentToolUseId: v.nullable(v.string()),
   }),
-  'agent.tool_result': z.looseObject({
+  'agent.tool_result': v.looseObject({
     ...raw,
-    toolUseId: z.string(),
-    content: z.string(),
-    isError: z.boolean(),
+    toolUseId: v.string(),
+    content: v.string(),
+    isError: v.boolean(),
   }),
-  'agent.text_delta': z.looseObject({ ...raw, text: z.string() }),
-  'agent.retry': z.looseObject({
+  'agent.text_delta': v.looseObject({ ...raw, text: v.string() }),
+  'agent.retry': v.looseObject({
     ...raw,
-    attempt: z.number(),
-    maxRetries: z.number(),
-    delayMs: z.number(),
-    by: z.enum(['claude', 'codex', 'agentd']),
+    attempt: v.number(),
+    maxRetries: v.number(),
+    delayMs: v.number(),
+    by: v.picklist(['claude', 'codex', 'agentd']),
     error: agentError,
   }),
-  'agent.compacted': z.looseObject({
+  'agent.compacted': v.looseObject({
     ...raw,
-    trigger: z.enum(['manual', 'auto']),
-    preTokens: z.number(),
-    postTokens: z.number().nullable(),
+    trigger: v.picklist(['manual', 'auto']),
+    preTokens: v.number(),
+    postTokens: v.nullable(v.number()),
   }),
-  'agent.turn.completed': z.looseObject({
+  'agent.turn.completed': v.looseObject({
     ...raw,
-    subtype: z.string(),
-    isError: z.boolean(),
-    result: z.string().nullable(),
-    sessionId: z.string(),
+    subtype: v.string(),
+    isError: v.boolean(),
+    result: v.nullable(v.string()),
+    sessionId: v.string(),
     usage,
-    costUsd: z.number(),
-    costEstimated: z.boolean().optional(),
-    numTurns: z.number(),
-    durationMs: z.number(),
-    durationApiMs: z.number(),
-    modelUsage: z.record(z.string(), modelUsage),
-    inputIds: z.array(z.string()),
+    costUsd: v.number(),
+    costEstimated: v.optional(v.boolean()),
+    numTurns: v.number(),
+    durationMs: v.number(),
+    durationApiMs: v.number(),
+    modelUsage: v.record(v.string(), modelUsage),
+    inputIds: v.array(v.string()),
   }),
-  'agent.error': z.looseObject({ ...raw, error: agentError }),
-  'agent.tool_permission': z.looseObject({
+  'agent.error': v.looseObject({ ...raw, error: agentError }),
+  'agent.tool_permission': v.looseObject({
     ...raw,
-    toolUseId: z.string(),
-    behavior: z.enum(['allow', 'deny']),
+    toolUseId: v.string(),
+    behavior: v.picklist(['allow', 'deny']),
   }),
-  'input.delivered': z.looseObject({ ...raw, inputId: z.string() }),
-  'claude.message': z.looseObject({ ...raw, subtype: z.string() }),
-  'agent.native': z.looseObject({ ...raw, backend: z.string(), subtype: z.string() }),
-  'input.accepted': z.looseObject({
-    inputId: z.string(),
-    messageId: z.string(),
-    text: z.string(),
-    command: z.boolean().optional(),
-    traceparent: z.string().optional(),
-    ifBusy: z.enum(['interrupt', 'rollback']).optional(),
-    source: z
-      .discriminatedUnion('kind', [
-        z.object({
-          kind: z.literal('peer'),
-          sessionId: z.string(),
-          role: z.string().nullable(),
-          permissionMode: z.string(),
+  'input.delivered': v.looseObject({ ...raw, inputId: v.string() }),
+  'claude.message': v.looseObject({ ...raw, subtype: v.string() }),
+  'agent.native': v.looseObject({ ...raw, backend: v.string(), subtype: v.string() }),
+  'input.accepted': v.looseObject({
+    inputId: v.string(),
+    messageId: v.string(),
+    text: v.string(),
+    command: v.optional(v.boolean()),
+    traceparent: v.optional(v.string()),
+    ifBusy: v.optional(v.picklist(['interrupt', 'rollback'])),
+    source: v.optional(
+      v.variant('kind', [
+        v.object({
+          kind: v.literal('peer'),
+          sessionId: v.string(),
+          role: v.nullable(v.string()),
+          permissionMode: v.string(),
         }),
-        z.object({
-          kind: z.literal('monitor'),
-          monitorId: z.string(),
-          permissionMode: z.string(),
-          fromCursor: z.number(),
-          throughCursor: z.number(),
+        v.object({
+          kind: v.literal('monitor'),
+          monitorId: v.string(),
+          permissionMode: v.string(),
+          fromCursor: v.number(),
+          throughCursor: v.number(),
         }),
-      ])
-      .optional(),
+      ]),
+    ),
   }),
-  'execution.started': z.looseObject({ executionId: z.string(), epoch: z.number(), pid: z.number() }),
-  'execution.stopped': z.looseObject({ executionId: z.string(), reason: z.string() }),
-  'execution.failed': z.looseObject({
-    executionId: z.string(),
-    error: z.looseObject({ code: z.string(), message: z.string() }),
-    uncertainInputIds: z.array(z.string()),
+  'execution.started': v.looseObject({ executionId: v.string(), epoch: v.number(), pid: v.number() }),
+  'execution.stopped': v.looseObject({ executionId: v.string(), reason: v.string() }),
+  'execution.failed': v.looseObject({
+    executionId: v.string(),
+    error: v.looseObject({ code: v.string(), message: v.string() }),
+    uncertainInputIds: v.array(v.string()),
   }),
-  'interaction.requested': z.looseObject({ interaction }),
-  'interaction.answered': z.looseObject({
-    interactionId: z.string(),
+  'interaction.requested': v.looseObject({ interaction }),
+  'interaction.answered': v.looseObject({
+    interactionId: v.string(),
     answer: record,
-    answeredBy: z.string().optional(),
+    answeredBy: v.optional(v.string()),
   }),
-  'work.settled': z.looseObject({ executionId: z.string() }),
-  'control.interrupt': z.looseObject({
-    reason: z.string(),
-    inputId: z.string().optional(),
-    rollback: z.boolean().optional(),
-    byInputId: z.string().optional(),
+  'work.settled': v.looseObject({ executionId: v.string() }),
+  'control.interrupt': v.looseObject({
+    reason: v.string(),
+    inputId: v.optional(v.string()),
+    rollback: v.optional(v.boolean()),
+    byInputId: v.optional(v.string()),
   }),
-  'turn.interrupted': z.looseObject({
-    inputId: z.string(),
-    byInputId: z.string().nullable(),
-    rolledBack: z.boolean(),
-    fromCursor: z.number(),
-    toCursor: z.number(),
+  'turn.interrupted': v.looseObject({
+    inputId: v.string(),
+    byInputId: v.nullable(v.string()),
+    rolledBack: v.boolean(),
+    fromCursor: v.number(),
+    toCursor: v.number(),
   }),
-  'interaction.auto_decided': z.looseObject({
-    toolName: z.string(),
-    toolUseId: z.string().nullable(),
+  'interaction.auto_decided': v.looseObject({
+    toolName: v.string(),
+    toolUseId: v.nullable(v.string()),
     input: record,
-    decision: z.enum(['approve', 'deny']),
-    rule: z.looseObject({
-      id: z.string(),
-      rule: z.string(),
-      scope: z.enum(['session', 'role', 'organization']),
-      target: z.string(),
+    decision: v.picklist(['approve', 'deny']),
+    rule: v.looseObject({
+      id: v.string(),
+      rule: v.string(),
+      scope: v.picklist(['session', 'role', 'organization']),
+      target: v.string(),
     }),
   }),
-  'session.archived': z.looseObject({
-    reason: z.enum(['role_changed', 'new', 'archived']),
-    roleVersion: z.number().nullable(),
+  'session.archived': v.looseObject({
+    reason: v.picklist(['role_changed', 'new', 'archived']),
+    roleVersion: v.nullable(v.number()),
   }),
-  'peer.sent': z.looseObject({ to: z.string(), inputId: z.string(), messageId: z.string() }),
-  'budget.exceeded': z.looseObject({
-    scope: z.enum(['session', 'role', 'organization']),
-    target: z.string(),
-    limitUsd: z.number(),
-    spentUsd: z.number(),
+  'peer.sent': v.looseObject({ to: v.string(), inputId: v.string(), messageId: v.string() }),
+  'budget.exceeded': v.looseObject({
+    scope: v.picklist(['session', 'role', 'organization']),
+    target: v.string(),
+    limitUsd: v.number(),
+    spentUsd: v.number(),
   }),
-  'schedule.fired': z.looseObject({
-    scheduleId: z.string(),
-    occurrence: z.string(),
-    late: z.boolean(),
-    missed: z.number(),
-    messageId: z.string(),
+  'schedule.fired': v.looseObject({
+    scheduleId: v.string(),
+    occurrence: v.string(),
+    late: v.boolean(),
+    missed: v.number(),
+    messageId: v.string(),
   }),
-  'monitor.started': z.looseObject({
-    monitorId: z.string(),
-    command: z.string(),
-    cwd: z.string(),
-    persistent: z.boolean(),
-    wake: z.boolean(),
-    deadlineAt: z.number().nullable(),
-    permissionMode: z.string(),
-    pid: z.number(),
-    processStartTime: z.string().nullable(),
-    commandPid: z.number(),
-    commandStartTime: z.string().nullable(),
-    stderrLog: z.string(),
+  'monitor.started': v.looseObject({
+    monitorId: v.string(),
+    command: v.string(),
+    cwd: v.string(),
+    persistent: v.boolean(),
+    wake: v.boolean(),
+    deadlineAt: v.nullable(v.number()),
+    permissionMode: v.string(),
+    pid: v.number(),
+    processStartTime: v.nullable(v.string()),
+    commandPid: v.number(),
+    commandStartTime: v.nullable(v.string()),
+    stderrLog: v.string(),
   }),
-  'monitor.observation': z.looseObject({ monitorId: z.string(), lines: z.array(z.string()) }),
-  'monitor.stop_requested': z.looseObject({
-    monitorId: z.string(),
-    reason: z.enum(['stopped', 'session_stopped']),
+  'monitor.observation': v.looseObject({ monitorId: v.string(), lines: v.array(v.string()) }),
+  'monitor.stop_requested': v.looseObject({
+    monitorId: v.string(),
+    reason: v.picklist(['stopped', 'session_stopped']),
   }),
-  'monitor.stopped': z.looseObject({
-    monitorId: z.string(),
-    reason: z.enum(['exited', 'deadline', 'stopped', 'session_stopped', 'output_limit', 'lost']),
-    exitCode: z.number().nullable(),
-    signal: z.string().nullable(),
-    outputBytes: z.number(),
+  'monitor.stopped': v.looseObject({
+    monitorId: v.string(),
+    reason: v.picklist(['exited', 'deadline', 'stopped', 'session_stopped', 'output_limit', 'lost']),
+    exitCode: v.nullable(v.number()),
+    signal: v.nullable(v.string()),
+    outputBytes: v.number(),
   }),
-  'goal.set': z.looseObject({ condition: z.string() }),
-  'goal.evaluated': z.looseObject({ condition: z.string(), met: z.literal(false), reason: z.string() }),
-  'goal.met': z.looseObject({ condition: z.string() }),
-  'goal.cleared': z.looseObject({ condition: z.string().nullable() }),
-  'seed.started': z.looseObject({ seed: seedSchema, cwd: z.string() }),
-  'seed.iteration': z.looseObject({
-    iteration: z.number(),
-    messageId: z.string(),
-    failing: z.array(z.string()),
+  'goal.set': v.looseObject({ condition: v.string() }),
+  'goal.evaluated': v.looseObject({ condition: v.string(), met: v.literal(false), reason: v.string() }),
+  'goal.met': v.looseObject({ condition: v.string() }),
+  'goal.cleared': v.looseObject({ condition: v.nullable(v.string()) }),
+  'seed.started': v.looseObject({ seed, cwd: v.string() }),
+  'seed.iteration': v.looseObject({
+    iteration: v.number(),
+    messageId: v.string(),
+    failing: v.array(v.string()),
   }),
-  'seed.criterion': z.looseObject({
-    criterionId: z.string(),
-    state: z.enum(['in_progress', 'met', 'blocked']),
-    evidence: z.string(),
+  'seed.criterion': v.looseObject({
+    criterionId: v.string(),
+    state: v.picklist(['in_progress', 'met', 'blocked']),
+    evidence: v.string(),
   }),
-  'seed.check': z.looseObject({
-    criterionId: z.string(),
-    iteration: z.number(),
-    command: z.string(),
-    exitCode: z.number().nullable(),
-    expected: z.number(),
-    passed: z.boolean(),
-    timedOut: z.boolean(),
-    outputTail: z.string(),
-    durationMs: z.number(),
+  'seed.check': v.looseObject({
+    criterionId: v.string(),
+    iteration: v.number(),
+    command: v.string(),
+    exitCode: v.nullable(v.number()),
+    expected: v.number(),
+    passed: v.boolean(),
+    timedOut: v.boolean(),
+    outputTail: v.string(),
+    durationMs: v.number(),
   }),
-  'seed.finished': z.looseObject({
-    outcome: z.enum(['satisfied', 'unsatisfied', 'budget_exceeded', 'interrupted', 'failed']),
-    reason: z.string(),
-    iterations: z.number(),
+  'seed.finished': v.looseObject({
+    outcome: v.picklist(['satisfied', 'unsatisfied', 'budget_exceeded', 'interrupted', 'failed']),
+    reason: v.string(),
+    iterations: v.number(),
   }),
 };
 

@@ -1,5 +1,7 @@
+import * as v from 'valibot';
 import { JournalCorruptError } from '../errors/index.js';
 import type { EventRecord, ReadEventsOptions, Store } from '../store/store.js';
+import { firstIssue } from '../util/first-issue.js';
 import type { JournalRecord } from './journal-event.js';
 import { isJournalEventType, journalDataSchemas } from './journal-schema.js';
 
@@ -14,14 +16,14 @@ export function toJournalRecord(event: EventRecord): JournalRecord {
       `event ${event.cursor} of session ${event.sessionId} has an unknown type`,
       where,
     );
-  const parsed = journalDataSchemas[event.type].safeParse(event.data);
+  const parsed = v.safeParse(journalDataSchemas[event.type], event.data);
   if (!parsed.success)
     throw new JournalCorruptError(
-      `event ${event.cursor} (${event.type}) of session ${event.sessionId} does not fit its type: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      `event ${event.cursor} (${event.type}) of session ${event.sessionId} does not fit its type: ${firstIssue(parsed.issues)}`,
       where,
     );
-  // The schema of `event.type` produced `parsed.data`: the pair is one member of the union.
-  return { ...event, data: parsed.data } as JournalRecord;
+  // The schema of `event.type` produced `parsed.output`: the pair is one member of the union.
+  return { ...event, data: parsed.output } as JournalRecord;
 }
 
 /**

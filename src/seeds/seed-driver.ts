@@ -3,13 +3,14 @@ import type { HostTool } from '../backends/agent-backend.js';
 import type { JournalEvent, SeedOutcome } from '../journal/journal-event.js';
 import { readJournal } from '../journal/read-journal.js';
 import type { Store } from '../store/store.js';
-import { progressTool } from './progress-tool.js';
 import { continuePrompt, retryPrompt, taskPrompt } from './prompts.js';
 import { checkEnv, runCheck } from './run-check.js';
+import { defaultCheckTimeoutSeconds } from './seed-defaults.js';
 import { iterationMessageId, readSeedRun } from './seed-journal.js';
 import { plural } from './seed-lines.js';
-import { defaultCheckTimeoutSeconds } from './seed-schema.js';
 import type { SeedRunView } from './seed-view.js';
+
+type ProgressTool = typeof import('./progress-tool.js').progressTool;
 
 export interface SeedDriverOptions {
   store: Store;
@@ -37,6 +38,7 @@ export class SeedDriver {
   private constructor(
     private readonly options: SeedDriverOptions,
     private readonly initial: SeedRunView,
+    private readonly progressTool: ProgressTool,
   ) {}
 
   /** The driver of the session's seed run, or null when the session runs no seed. */
@@ -45,12 +47,15 @@ export class SeedDriver {
     const [first] = await readJournal(options.store, options.sessionId, { limit: 1 });
     if (first?.type !== 'seed.started') return null;
     const view = await readSeedRun(options.store, options.sessionId);
-    return view ? new SeedDriver(options, view) : null;
+    if (!view) return null;
+    // The tool's input is a zod shape: loaded by a seed run's worker only, not by every worker.
+    const { progressTool } = await import('./progress-tool.js');
+    return new SeedDriver(options, view, progressTool);
   }
 
   /** agentd's tools for the agent: `report_progress`. */
   hostTools(): HostTool[] {
-    return [progressTool({ seed: this.initial.seed, record: (event) => this.options.append([event]) })];
+    return [this.progressTool({ seed: this.initial.seed, record: (event) => this.options.append([event]) })];
   }
 
   /** Called when the worker starts and after every turn; never throws (the worker goes on). */

@@ -51,10 +51,6 @@ export const seedSchema = z
 export type SeedCriterion = z.infer<typeof criterionSchema>;
 export type Seed = z.infer<typeof seedSchema>;
 
-export const defaultMaxIterations = 3;
-export const defaultCheckTimeoutSeconds = 120;
-export const defaultSeedTools = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'];
-
 /** The seed file's JSON Schema (draft 2020-12), published as docs/seed.schema.json. */
 export function seedJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(seedSchema, { target: 'draft-2020-12' }) as Record<string, unknown>;

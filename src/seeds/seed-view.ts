@@ -1,6 +1,7 @@
 import type { TokenUsage } from '../backends/agent-event.js';
 import type { JournalRecord, ReportedState, SeedOutcome } from '../journal/journal-event.js';
-import { defaultMaxIterations, type Seed } from './seed-schema.js';
+import { defaultMaxIterations } from './seed-defaults.js';
+import type { Seed } from './seed-schema.js';
 
 /**
  * A criterion as agentd judges it. `verified`: its check passed in agentd's own run (met).

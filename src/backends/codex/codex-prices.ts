@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import * as v from 'valibot';
 import { ConfigError } from '../../errors/agentd-error.js';
+import { firstIssue } from '../../util/first-issue.js';
 import type { SessionSpec } from '../agent-backend.js';
 import type { TokenUsage } from '../agent-event.js';
 
@@ -35,12 +36,9 @@ export const defaultCodexPrices: PriceTable = {
   'gpt-5': { input: 1.25, cachedInput: 0.125, output: 10 },
 };
 
-const price = z.strictObject({
-  input: z.number().nonnegative(),
-  cachedInput: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-});
-const priceTable = z.record(z.string().min(1), price);
+const usdPerMillion = v.pipe(v.number(), v.minValue(0));
+const price = v.strictObject({ input: usdPerMillion, cachedInput: usdPerMillion, output: usdPerMillion });
+const priceTable = v.record(v.pipe(v.string(), v.minLength(1)), price);
 
 /** The variable of the server's environment that overrides (and adds to) the default prices. */
 export const pricesVariable = 'AGENTD_CODEX_PRICES';
@@ -73,14 +71,14 @@ function parsePrices(text: string, source: string): PriceTable {
 }
 
 function checkedPrices(value: unknown, source: string): PriceTable {
-  const parsed = priceTable.safeParse(value);
+  const parsed = v.safeParse(priceTable, value);
   if (!parsed.success) {
     throw new ConfigError(
-      `${source} must map model names to { input, cachedInput, output } in USD per million tokens: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      `${source} must map model names to { input, cachedInput, output } in USD per million tokens: ${firstIssue(parsed.issues)}`,
       { variable: source },
     );
   }
-  return parsed.data;
+  return parsed.output;
 }
 
 /** The price of `model`: its own entry, else the longest `prefix*` entry that matches it. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as v from 'valibot';
 import {
   firingStates,
   missedPolicies,
@@ -18,27 +18,27 @@ import { jsonText, millis, parser } from './rows.js';
 
 /* Rows of the schedule and webhook tables, checked on read like the rows in rows.ts (both stores). */
 
-const target = z.union([
-  z.object({ kind: z.literal('role'), role: z.string() }).strict(),
-  z.object({ kind: z.literal('channel'), channel: z.string() }).strict(),
+const target = v.union([
+  v.strictObject({ kind: v.literal('role'), role: v.string() }),
+  v.strictObject({ kind: v.literal('channel'), channel: v.string() }),
 ]);
 
-const scheduleRow = z
-  .object({
-    id: z.string(),
-    organization: z.string(),
-    cron: z.string(),
-    timezone: z.string(),
+const scheduleRow = v.pipe(
+  v.object({
+    id: v.string(),
+    organization: v.string(),
+    cron: v.string(),
+    timezone: v.string(),
     target: jsonText(target),
-    prompt: z.string(),
-    cwd: z.string().nullable(),
-    missed: z.enum(missedPolicies),
-    state: z.enum(scheduleStates),
-    next_at: millis.nullable(),
+    prompt: v.string(),
+    cwd: v.nullable(v.string()),
+    missed: v.picklist(missedPolicies),
+    state: v.picklist(scheduleStates),
+    next_at: v.nullable(millis),
     created_at: millis,
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): ScheduleRecord => ({
       id: row.id,
       organization: row.organization,
@@ -53,20 +53,21 @@ const scheduleRow = z
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const firingRow = z
-  .object({
-    schedule_id: z.string(),
+const firingRow = v.pipe(
+  v.object({
+    schedule_id: v.string(),
     occurrence: millis,
-    state: z.enum(firingStates),
-    missed: z.number().int(),
-    session_id: z.string().nullable(),
-    error: z.string().nullable(),
+    state: v.picklist(firingStates),
+    missed: v.pipe(v.number(), v.integer()),
+    session_id: v.nullable(v.string()),
+    error: v.nullable(v.string()),
     claimed_at: millis,
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): ScheduleFiringRecord => ({
       scheduleId: row.schedule_id,
       occurrence: row.occurrence,
@@ -77,23 +78,24 @@ const firingRow = z
       claimedAt: row.claimed_at,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const webhookRow = z
-  .object({
-    id: z.string(),
-    organization: z.string(),
-    session_id: z.string().nullable(),
-    url: z.string(),
-    events: jsonText(z.array(z.enum(webhookEventTypes))),
-    secret_env: z.string(),
-    state: z.enum(webhookStates),
-    disabled_reason: z.string().nullable(),
-    failures: z.number().int(),
+const webhookRow = v.pipe(
+  v.object({
+    id: v.string(),
+    organization: v.string(),
+    session_id: v.nullable(v.string()),
+    url: v.string(),
+    events: jsonText(v.array(v.picklist(webhookEventTypes))),
+    secret_env: v.string(),
+    state: v.picklist(webhookStates),
+    disabled_reason: v.nullable(v.string()),
+    failures: v.pipe(v.number(), v.integer()),
     created_at: millis,
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): WebhookRecord => ({
       id: row.id,
       organization: row.organization,
@@ -107,36 +109,37 @@ const webhookRow = z
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const payload = z.looseObject({
-  id: z.string(),
-  type: z.enum(webhookEventTypes),
-  webhookId: z.string(),
-  sessionId: z.string(),
-  organization: z.string().nullable(),
-  cursor: z.number(),
-  occurredAt: z.string(),
-  data: z.unknown(),
+const payload = v.looseObject({
+  id: v.string(),
+  type: v.picklist(webhookEventTypes),
+  webhookId: v.string(),
+  sessionId: v.string(),
+  organization: v.nullable(v.string()),
+  cursor: v.number(),
+  occurredAt: v.string(),
+  data: v.unknown(),
 });
 
-const deliveryRow = z
-  .object({
-    id: z.string(),
-    webhook_id: z.string(),
-    session_id: z.string(),
-    cursor: z.number().int(),
-    event_type: z.enum(webhookEventTypes),
+const deliveryRow = v.pipe(
+  v.object({
+    id: v.string(),
+    webhook_id: v.string(),
+    session_id: v.string(),
+    cursor: v.pipe(v.number(), v.integer()),
+    event_type: v.picklist(webhookEventTypes),
     payload: jsonText(payload),
-    state: z.enum(webhookDeliveryStates),
-    attempts: z.number().int(),
+    state: v.picklist(webhookDeliveryStates),
+    attempts: v.pipe(v.number(), v.integer()),
     next_attempt_at: millis,
-    claimed_until: millis.nullable(),
-    last_error: z.string().nullable(),
+    claimed_until: v.nullable(millis),
+    last_error: v.nullable(v.string()),
     created_at: millis,
-    delivered_at: millis.nullable(),
-  })
-  .transform(
+    delivered_at: v.nullable(millis),
+  }),
+  v.transform(
     (row): WebhookDeliveryRecord => ({
       id: row.id,
       webhookId: row.webhook_id,
@@ -152,19 +155,20 @@ const deliveryRow = z
       createdAt: row.created_at,
       deliveredAt: row.delivered_at,
     }),
-  );
+  ),
+);
 
-const attemptRow = z
-  .object({
-    delivery_id: z.string(),
-    attempt: z.number().int(),
+const attemptRow = v.pipe(
+  v.object({
+    delivery_id: v.string(),
+    attempt: v.pipe(v.number(), v.integer()),
     started_at: millis,
-    duration_ms: z.number().int(),
-    status: z.number().int().nullable(),
-    ok: z.union([z.literal(0), z.literal(1)]),
-    error: z.string().nullable(),
-  })
-  .transform(
+    duration_ms: v.pipe(v.number(), v.integer()),
+    status: v.nullable(v.pipe(v.number(), v.integer())),
+    ok: v.union([v.literal(0), v.literal(1)]),
+    error: v.nullable(v.string()),
+  }),
+  v.transform(
     (row): WebhookAttemptRecord => ({
       deliveryId: row.delivery_id,
       attempt: row.attempt,
@@ -174,7 +178,8 @@ const attemptRow = z
       ok: row.ok === 1,
       error: row.error,
     }),
-  );
+  ),
+);
 
 export const toScheduleRecord = parser('schedules', scheduleRow);
 export const toFiringRecord = parser('schedule_firings', firingRow);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as v from 'valibot';
 import { backendNames } from '../../backends/agent-backend.js';
 import { permissionModes } from '../../config/claude-config.js';
 import {
@@ -21,31 +21,32 @@ import { jsonText, millis, parser } from './rows.js';
  * like the rows in rows.ts.
  */
 
-const secretRef = z.union([z.object({ env: z.string() }).strict(), z.object({ file: z.string() }).strict()]);
+const secretRef = v.union([v.strictObject({ env: v.string() }), v.strictObject({ file: v.string() })]);
 
-const providerModels = z
-  .object({
-    opus: z.string().optional(),
-    sonnet: z.string().optional(),
-    haiku: z.string().optional(),
-    subagent: z.string().optional(),
-  })
-  .strict();
+const providerModels = v.strictObject({
+  opus: v.optional(v.string()),
+  sonnet: v.optional(v.string()),
+  haiku: v.optional(v.string()),
+  subagent: v.optional(v.string()),
+});
 
 /** SQLite has no boolean: 0 or 1 in an INTEGER column. */
-const flag = z.union([z.literal(0), z.literal(1)]).transform((value) => value === 1);
+const flag = v.pipe(
+  v.union([v.literal(0), v.literal(1)]),
+  v.transform((value) => value === 1),
+);
 
-const providerRow = z
-  .object({
-    name: z.string(),
-    kind: z.enum(providerKinds),
-    base_url: z.string().nullable(),
+const providerRow = v.pipe(
+  v.object({
+    name: v.string(),
+    kind: v.picklist(providerKinds),
+    base_url: v.nullable(v.string()),
     secret: jsonText(secretRef),
     models: jsonText(providerModels),
     created_at: millis,
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): ProviderRecord => ({
       name: row.name,
       kind: row.kind,
@@ -55,45 +56,47 @@ const providerRow = z
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const organizationRow = z
-  .object({
-    id: z.string(),
-    default_role: z.string().nullable(),
+const organizationRow = v.pipe(
+  v.object({
+    id: v.string(),
+    default_role: v.nullable(v.string()),
     created_at: millis,
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): OrganizationRecord => ({
       id: row.id,
       defaultRole: row.default_role,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const roleRow = z
-  .object({
-    organization: z.string(),
-    name: z.string(),
-    version: z.number().int().positive(),
-    provider: z.string(),
-    backend: z.enum(backendNames),
-    model: z.string().nullable(),
-    system_prompt: z.string().nullable(),
-    tools: jsonText(z.array(z.string())).nullable(),
-    permission_mode: z.enum(permissionModes).nullable(),
-    skills: jsonText(z.array(z.string())),
+const roleRow = v.pipe(
+  v.object({
+    organization: v.string(),
+    name: v.string(),
+    version: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    provider: v.string(),
+    backend: v.picklist(backendNames),
+    model: v.nullable(v.string()),
+    system_prompt: v.nullable(v.string()),
+    tools: v.nullable(jsonText(v.array(v.string()))),
+    permission_mode: v.nullable(v.picklist(permissionModes)),
+    skills: jsonText(v.array(v.string())),
     user_skills: flag,
-    label: z.string(),
-    ordering: z.number().int(),
-    turn_budget_usd: z.number().nullable(),
-    warm_pool: z.number().int().nullable(),
+    label: v.string(),
+    ordering: v.pipe(v.number(), v.integer()),
+    turn_budget_usd: v.nullable(v.number()),
+    warm_pool: v.nullable(v.pipe(v.number(), v.integer())),
     deleted: flag,
     created_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): RoleRecord => ({
       organization: row.organization,
       name: row.name,
@@ -113,18 +116,19 @@ const roleRow = z
       deleted: row.deleted,
       createdAt: row.created_at,
     }),
-  );
+  ),
+);
 
-const channelRow = z
-  .object({
-    key: z.string(),
-    organization: z.string(),
-    project: z.string(),
-    role: z.string(),
+const channelRow = v.pipe(
+  v.object({
+    key: v.string(),
+    organization: v.string(),
+    project: v.string(),
+    role: v.string(),
     created_at: millis,
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): ChannelRecord => ({
       key: row.key,
       organization: row.organization,
@@ -133,23 +137,25 @@ const channelRow = z
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const principalRow = z
-  .object({ id: z.string(), token_digest: z.string().nullable(), created_at: millis })
-  .transform(
+const principalRow = v.pipe(
+  v.object({ id: v.string(), token_digest: v.nullable(v.string()), created_at: millis }),
+  v.transform(
     (row): PrincipalRecord => ({ id: row.id, tokenDigest: row.token_digest, createdAt: row.created_at }),
-  );
+  ),
+);
 
-const grantRow = z
-  .object({
-    id: z.string(),
-    principal: z.string(),
-    action: z.enum(grantActions),
-    resource: z.string(),
+const grantRow = v.pipe(
+  v.object({
+    id: v.string(),
+    principal: v.string(),
+    action: v.picklist(grantActions),
+    resource: v.string(),
     created_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): GrantRecord => ({
       id: row.id,
       principal: row.principal,
@@ -157,23 +163,25 @@ const grantRow = z
       resource: row.resource,
       createdAt: row.created_at,
     }),
-  );
+  ),
+);
 
-const budgetRow = z
-  .object({
-    scope: z.enum(budgetScopes),
-    target: z.string(),
-    limit_usd: z.number(),
+const budgetRow = v.pipe(
+  v.object({
+    scope: v.picklist(budgetScopes),
+    target: v.string(),
+    limit_usd: v.number(),
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): BudgetRecord => ({
       scope: row.scope,
       target: row.target,
       limitUsd: row.limit_usd,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
 export const toProviderRecord = parser('providers', providerRow);
 export const toOrganizationRecord = parser('organizations', organizationRow);
@@ -183,19 +191,19 @@ export const toPrincipalRecord = parser('principals', principalRow);
 export const toGrantRecord = parser('grants', grantRow);
 export const toBudgetRecord = parser('budgets', budgetRow);
 
-const permissionRuleRow = z
-  .object({
-    id: z.string(),
-    scope: z.enum(ruleScopes),
-    target: z.string(),
-    rule: z.string(),
-    decision: z.enum(ruleDecisions),
-    interaction_id: z.string().nullable(),
-    created_by: z.string().nullable(),
+const permissionRuleRow = v.pipe(
+  v.object({
+    id: v.string(),
+    scope: v.picklist(ruleScopes),
+    target: v.string(),
+    rule: v.string(),
+    decision: v.picklist(ruleDecisions),
+    interaction_id: v.nullable(v.string()),
+    created_by: v.nullable(v.string()),
     created_at: millis,
-    revoked_at: millis.nullable(),
-  })
-  .transform(
+    revoked_at: v.nullable(millis),
+  }),
+  v.transform(
     (row): PermissionRuleRecord => ({
       id: row.id,
       scope: row.scope,
@@ -207,6 +215,7 @@ const permissionRuleRow = z
       createdAt: row.created_at,
       revokedAt: row.revoked_at,
     }),
-  );
+  ),
+);
 
 export const toPermissionRuleRecord = parser('permission_rules', permissionRuleRow);

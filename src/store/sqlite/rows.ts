@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import * as v from 'valibot';
 import { StoreError } from '../../errors/agentd-error.js';
+import { firstIssue } from '../../util/first-issue.js';
 import type { A2aPushConfigRecord, A2aPushDelivery, A2aTaskRecord } from '../a2a-store.js';
 import {
   deliveryStates,
@@ -22,42 +23,32 @@ import {
  */
 
 /** A TEXT column holding JSON, parsed and then checked by `inner`. */
-export function jsonText<T extends z.ZodType>(inner: T) {
-  return z
-    .string()
-    .transform((text, context): unknown => {
-      try {
-        return JSON.parse(text);
-      } catch {
-        context.addIssue({ code: 'custom', message: 'is not valid JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(inner);
+export function jsonText<T extends v.GenericSchema>(inner: T) {
+  return v.pipe(v.string(), v.parseJson(undefined, 'is not valid JSON'), inner);
 }
 
-export const jsonObject = z.record(z.string(), z.unknown());
-export const millis = z.number().int();
+export const jsonObject = v.record(v.string(), v.unknown());
+export const millis = v.pipe(v.number(), v.integer());
 
-const sessionRow = z
-  .object({
-    id: z.string(),
-    state: z.enum(sessionStates),
-    provider: z.string(),
-    organization: z.string().nullable(),
-    role: z.string().nullable(),
-    role_version: z.number().int().nullable(),
-    model: z.string().nullable(),
-    cwd: z.string(),
-    cost_usd: z.number(),
+const sessionRow = v.pipe(
+  v.object({
+    id: v.string(),
+    state: v.picklist(sessionStates),
+    provider: v.string(),
+    organization: v.nullable(v.string()),
+    role: v.nullable(v.string()),
+    role_version: v.nullable(v.pipe(v.number(), v.integer())),
+    model: v.nullable(v.string()),
+    cwd: v.string(),
+    cost_usd: v.number(),
     config: jsonText(jsonObject),
-    launch_id: z.string().nullable(),
-    native_session_id: z.string().nullable(),
-    title: z.string().nullable(),
+    launch_id: v.nullable(v.string()),
+    native_session_id: v.nullable(v.string()),
+    title: v.nullable(v.string()),
     created_at: millis,
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): SessionRecord => ({
       id: row.id,
       state: row.state,
@@ -75,22 +66,23 @@ const sessionRow = z
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const executionRow = z
-  .object({
-    id: z.string(),
-    session_id: z.string(),
-    state: z.enum(executionStates),
-    epoch: z.number().int(),
-    pid: z.number().int().nullable(),
-    process_start_time: z.string().nullable(),
-    error: jsonText(jsonObject).nullable(),
+const executionRow = v.pipe(
+  v.object({
+    id: v.string(),
+    session_id: v.string(),
+    state: v.picklist(executionStates),
+    epoch: v.pipe(v.number(), v.integer()),
+    pid: v.nullable(v.pipe(v.number(), v.integer())),
+    process_start_time: v.nullable(v.string()),
+    error: v.nullable(jsonText(jsonObject)),
     created_at: millis,
     updated_at: millis,
-    ended_at: millis.nullable(),
-  })
-  .transform(
+    ended_at: v.nullable(millis),
+  }),
+  v.transform(
     (row): ExecutionRecord => ({
       id: row.id,
       sessionId: row.session_id,
@@ -103,20 +95,21 @@ const executionRow = z
       updatedAt: row.updated_at,
       endedAt: row.ended_at,
     }),
-  );
+  ),
+);
 
-const inputRow = z
-  .object({
-    id: z.string(),
-    session_id: z.string(),
-    message_id: z.string(),
-    text: z.string(),
-    state: z.enum(deliveryStates),
-    execution_id: z.string().nullable(),
+const inputRow = v.pipe(
+  v.object({
+    id: v.string(),
+    session_id: v.string(),
+    message_id: v.string(),
+    text: v.string(),
+    state: v.picklist(deliveryStates),
+    execution_id: v.nullable(v.string()),
     created_at: millis,
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): InputRecord => ({
       id: row.id,
       sessionId: row.session_id,
@@ -127,18 +120,19 @@ const inputRow = z
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const eventRow = z
-  .object({
-    session_id: z.string(),
-    cursor: z.number().int().positive(),
-    type: z.string(),
-    data: jsonText(z.unknown()),
-    execution_id: z.string().nullable(),
+const eventRow = v.pipe(
+  v.object({
+    session_id: v.string(),
+    cursor: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    type: v.string(),
+    data: jsonText(v.unknown()),
+    execution_id: v.nullable(v.string()),
     created_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): EventRecord => ({
       sessionId: row.session_id,
       cursor: row.cursor,
@@ -147,23 +141,24 @@ const eventRow = z
       executionId: row.execution_id,
       createdAt: row.created_at,
     }),
-  );
+  ),
+);
 
-const interactionRow = z
-  .object({
-    id: z.string(),
-    session_id: z.string(),
-    execution_id: z.string().nullable(),
-    kind: z.enum(interactionKinds),
-    tool_name: z.string(),
-    tool_use_id: z.string().nullable(),
+const interactionRow = v.pipe(
+  v.object({
+    id: v.string(),
+    session_id: v.string(),
+    execution_id: v.nullable(v.string()),
+    kind: v.picklist(interactionKinds),
+    tool_name: v.string(),
+    tool_use_id: v.nullable(v.string()),
     request: jsonText(jsonObject),
-    state: z.enum(interactionStates),
-    answer: jsonText(jsonObject).nullable(),
+    state: v.picklist(interactionStates),
+    answer: v.nullable(jsonText(jsonObject)),
     created_at: millis,
-    answered_at: millis.nullable(),
-  })
-  .transform(
+    answered_at: v.nullable(millis),
+  }),
+  v.transform(
     (row): InteractionRecord => ({
       id: row.id,
       sessionId: row.session_id,
@@ -177,19 +172,20 @@ const interactionRow = z
       createdAt: row.created_at,
       answeredAt: row.answered_at,
     }),
-  );
+  ),
+);
 
 /** A lease row whose owner is NULL has been released: there is no lease to report. */
-const leaseRow = z
-  .object({
-    session_id: z.string(),
-    owner: z.string().nullable(),
-    epoch: z.number().int(),
+const leaseRow = v.pipe(
+  v.object({
+    session_id: v.string(),
+    owner: v.nullable(v.string()),
+    epoch: v.pipe(v.number(), v.integer()),
     expires_at: millis,
-    pid: z.number().int().nullable(),
-    process_start_time: z.string().nullable(),
-  })
-  .transform((row): LeaseRecord | null =>
+    pid: v.nullable(v.pipe(v.number(), v.integer())),
+    process_start_time: v.nullable(v.string()),
+  }),
+  v.transform((row): LeaseRecord | null =>
     row.owner === null
       ? null
       : {
@@ -200,18 +196,19 @@ const leaseRow = z
           pid: row.pid,
           processStartTime: row.process_start_time,
         },
-  );
+  ),
+);
 
-const a2aTaskRow = z
-  .object({
-    id: z.string(),
-    context_id: z.string(),
-    state: z.string(),
-    status_timestamp: z.string(),
+const a2aTaskRow = v.pipe(
+  v.object({
+    id: v.string(),
+    context_id: v.string(),
+    state: v.string(),
+    status_timestamp: v.string(),
     task: jsonText(jsonObject),
     updated_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): A2aTaskRecord => ({
       id: row.id,
       contextId: row.context_id,
@@ -220,17 +217,18 @@ const a2aTaskRow = z
       task: row.task,
       updatedAt: row.updated_at,
     }),
-  );
+  ),
+);
 
-const a2aPushConfigRow = z
-  .object({
-    task_id: z.string(),
-    id: z.string(),
+const a2aPushConfigRow = v.pipe(
+  v.object({
+    task_id: v.string(),
+    id: v.string(),
     config: jsonText(jsonObject),
-    wire_version: z.string(),
+    wire_version: v.string(),
     created_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): A2aPushConfigRecord => ({
       taskId: row.task_id,
       id: row.id,
@@ -238,23 +236,24 @@ const a2aPushConfigRow = z
       wireVersion: row.wire_version,
       createdAt: row.created_at,
     }),
-  );
+  ),
+);
 
 /** A config joined with one of its task's queued events (pendingA2aPushDeliveries). */
-const a2aPushDeliveryRow = z
-  .object({
-    task_id: z.string(),
-    config_id: z.string(),
+const a2aPushDeliveryRow = v.pipe(
+  v.object({
+    task_id: v.string(),
+    config_id: v.string(),
     config: jsonText(jsonObject),
-    wire_version: z.string(),
+    wire_version: v.string(),
     config_created_at: millis,
-    seq: z.number().int(),
-    event_id: z.string(),
+    seq: v.pipe(v.number(), v.integer()),
+    event_id: v.string(),
     event: jsonText(jsonObject),
-    task: jsonText(jsonObject).nullable(),
+    task: v.nullable(jsonText(jsonObject)),
     created_at: millis,
-  })
-  .transform(
+  }),
+  v.transform(
     (row): A2aPushDelivery => ({
       config: {
         taskId: row.task_id,
@@ -272,21 +271,25 @@ const a2aPushDeliveryRow = z
         createdAt: row.created_at,
       },
     }),
-  );
+  ),
+);
 
-const transcriptEntryRow = z.object({ entry: jsonText(jsonObject) }).transform((row) => row.entry);
+const transcriptEntryRow = v.pipe(
+  v.object({ entry: jsonText(jsonObject) }),
+  v.transform((row) => row.entry),
+);
 
-export function parser<T>(table: string, schema: z.ZodType<T, unknown>): (row: unknown) => T {
+export function parser<T>(table: string, schema: v.GenericSchema<unknown, T>): (row: unknown) => T {
   return (row) => {
-    const result = schema.safeParse(row);
+    const result = v.safeParse(schema, row);
     if (!result.success) {
       throw new StoreError({
         code: 'store_corrupt',
-        message: `a row of table ${table} is not valid: ${z.prettifyError(result.error)}`,
-        cause: result.error,
+        message: `a row of table ${table} is not valid: ${firstIssue(result.issues)}`,
+        cause: new v.ValiError(result.issues),
       });
     }
-    return result.data;
+    return result.output;
   };
 }
 
