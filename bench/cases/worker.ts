@@ -15,6 +15,7 @@ export const workerCase: BenchCase = {
   async run({ root, runs, log }) {
     const data = await runScript({ root, script: 'worker.ts', runs: Math.min(runs, 5), log });
     const pss = data.pssMiB as Record<string, { median: number; all: number[] }>;
+    const own = data.privateMiB as Record<string, { median: number; all: number[] }>;
     const modules = data.modules as Record<string, Modules>;
     const machine = data.machine as { loadAverage: number };
     const names = Object.keys(pss);
@@ -24,11 +25,11 @@ export const workerCase: BenchCase = {
         .map(([name, count]) => `${name} ${count}`)
         .join(', ');
     const markdown = [
-      '| build | idle worker PSS, MiB (median; each round) | ES modules | CommonJS modules | most loaded from |',
-      '| --- | --- | --- | --- | --- |',
+      '| build | idle worker PSS, MiB (median; each round) | private (Private_Clean + Private_Dirty), MiB | ES modules | CommonJS modules | most loaded from |',
+      '| --- | --- | --- | --- | --- | --- |',
       ...names.map(
         (name) =>
-          `| ${name} | ${pss[name]!.median} (${pss[name]!.all.join(', ')}) | ${modules[name]!.esm} | ${modules[name]!.cjs} | ${top(modules[name]!)} |`,
+          `| ${name} | ${pss[name]!.median} (${pss[name]!.all.join(', ')}) | ${own[name]!.median} (${own[name]!.all.join(', ')}) | ${modules[name]!.esm} | ${modules[name]!.cjs} | ${top(modules[name]!)} |`,
       ),
       '',
       `Load average ${machine.loadAverage} at the start, ${data.loadAverageAtEnd} at the end.`,

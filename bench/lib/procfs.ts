@@ -44,6 +44,20 @@ export function pssMib(pid: number): number {
   }
 }
 
+/**
+ * Memory only this process maps (Private_Clean + Private_Dirty) in MiB, 0 when gone. Unlike PSS it
+ * does not move with how many other processes share the `node` executable's pages.
+ */
+export function privateMib(pid: number): number {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0);
+    return (field('Private_Clean') + field('Private_Dirty')) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU time (user + system) a process has used so far, in seconds; 0 when gone. */
 export function cpuSeconds(pid: number): number {
   const fields = statFields(pid);

@@ -3,7 +3,7 @@
  *
  * (a) PSS (/proc/PID/smaps_rollup) of an idle live worker after one turn: one session at a time,
  *     the builds alternating round by round (BENCH_RUNS rounds, default 3), each sampled 5 times
- *     3 s after its turn settled;
+ *     6 s after its turn settled (after the quiet collection of src/worker/quiet-gc.ts, 5 s);
  * (b) the modules it has loaded by then (ES modules through loader hooks, CommonJS from require's
  *     cache, bench/lib/module-list.mjs), grouped by package, once per build.
  *
@@ -17,7 +17,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { createRuntime } from '../../src/index.js';
 import { startScriptedModel } from '../../src/testing/index.js';
 import { machine } from '../lib/machine.js';
-import { pssMib } from '../lib/procfs.js';
+import { privateMib, pssMib } from '../lib/procfs.js';
 import { median } from '../lib/stats.js';
 
 const rounds = Number(process.env.BENCH_RUNS || 3);
@@ -42,7 +42,7 @@ async function idleWorker(options: {
   env: Record<string, string | undefined>;
   /** Sample its PSS (else only run it, for the module list). */
   measure: boolean;
-}): Promise<number> {
+}): Promise<{ pss: number; private: number }> {
   const { createRuntime: create } = (await import(pathToFileURL(join(options.dist, 'index.js')).href)) as {
     createRuntime: typeof createRuntime;
   };
@@ -53,16 +53,18 @@ async function idleWorker(options: {
       if (event.type === 'work.settled') break;
     const { live } = await runtime.getSession(session.id);
     if (!live?.pid) throw new Error('no live worker');
-    await sleep(3000);
+    await sleep(6000);
     const samples: number[] = [];
+    const privateSamples: number[] = [];
     for (let sample = 0; options.measure && sample < 5; sample++) {
       samples.push(pssMib(live.pid));
+      privateSamples.push(privateMib(live.pid));
       await sleep(200);
     }
     await runtime.stop(session.id);
     // Its exit writes the CommonJS half of the module list.
     for (let wait = 0; wait < 150 && alive(live.pid); wait++) await sleep(100);
-    return median(samples);
+    return { pss: median(samples), private: median(privateSamples) };
   } finally {
     await runtime.close();
   }
@@ -99,12 +101,14 @@ async function main(): Promise<void> {
     builds.push(['baseline', join(resolve(process.env.BENCH_BASELINE), 'dist')]);
   try {
     const pss: Record<string, number[]> = {};
+    const own: Record<string, number[]> = {};
     let run = 0;
     for (let index = 0; index < rounds; index++) {
       for (const [name, dist] of index % 2 === 0 ? builds : [...builds].reverse()) {
         const dataDir = join(directory, `data-${run++}`);
         const measured = await idleWorker({ dist, dataDir, cwd, env, measure: true });
-        pss[name] = [...(pss[name] ?? []), measured];
+        pss[name] = [...(pss[name] ?? []), measured.pss];
+        own[name] = [...(own[name] ?? []), measured.private];
       }
     }
     const modules: Record<string, ReturnType<typeof countModules>> = {};
@@ -127,6 +131,12 @@ async function main(): Promise<void> {
       rounds,
       pssMiB: Object.fromEntries(
         Object.entries(pss).map(([name, values]) => [
+          name,
+          { median: round(median(values)), all: values.map(round) },
+        ]),
+      ),
+      privateMiB: Object.fromEntries(
+        Object.entries(own).map(([name, values]) => [
           name,
           { median: round(median(values)), all: values.map(round) },
         ]),
