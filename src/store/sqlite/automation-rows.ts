@@ -14,7 +14,7 @@ import {
   webhookEventTypes,
   webhookStates,
 } from '../webhook-storage.js';
-import { jsonText, millis, parser } from './rows.js';
+import { integer, jsonText, millis, parser } from './rows.js';
 
 /* Rows of the schedule and webhook tables, checked on read like the rows in rows.ts (both stores). */
 
@@ -61,7 +61,7 @@ const firingRow = v.pipe(
     schedule_id: v.string(),
     occurrence: millis,
     state: v.picklist(firingStates),
-    missed: v.pipe(v.number(), v.integer()),
+    missed: integer,
     session_id: v.nullable(v.string()),
     error: v.nullable(v.string()),
     claimed_at: millis,
@@ -91,7 +91,7 @@ const webhookRow = v.pipe(
     secret_env: v.string(),
     state: v.picklist(webhookStates),
     disabled_reason: v.nullable(v.string()),
-    failures: v.pipe(v.number(), v.integer()),
+    failures: integer,
     created_at: millis,
     updated_at: millis,
   }),
@@ -128,11 +128,11 @@ const deliveryRow = v.pipe(
     id: v.string(),
     webhook_id: v.string(),
     session_id: v.string(),
-    cursor: v.pipe(v.number(), v.integer()),
+    cursor: integer,
     event_type: v.picklist(webhookEventTypes),
     payload: jsonText(payload),
     state: v.picklist(webhookDeliveryStates),
-    attempts: v.pipe(v.number(), v.integer()),
+    attempts: integer,
     next_attempt_at: millis,
     claimed_until: v.nullable(millis),
     last_error: v.nullable(v.string()),
@@ -161,10 +161,10 @@ const deliveryRow = v.pipe(
 const attemptRow = v.pipe(
   v.object({
     delivery_id: v.string(),
-    attempt: v.pipe(v.number(), v.integer()),
+    attempt: integer,
     started_at: millis,
-    duration_ms: v.pipe(v.number(), v.integer()),
-    status: v.nullable(v.pipe(v.number(), v.integer())),
+    duration_ms: integer,
+    status: v.nullable(integer),
     ok: v.union([v.literal(0), v.literal(1)]),
     error: v.nullable(v.string()),
   }),

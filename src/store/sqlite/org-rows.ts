@@ -14,7 +14,7 @@ import {
   type RoleRecord,
 } from '../org-storage.js';
 import { type PermissionRuleRecord, ruleDecisions, ruleScopes } from '../rule-storage.js';
-import { jsonText, millis, parser } from './rows.js';
+import { integer, jsonText, millis, parser } from './rows.js';
 
 /*
  * Rows of the organization's tables (providers, roles, channels, grants, budgets), checked on read
@@ -80,7 +80,7 @@ const roleRow = v.pipe(
   v.object({
     organization: v.string(),
     name: v.string(),
-    version: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    version: v.pipe(integer, v.minValue(1)),
     provider: v.string(),
     backend: v.picklist(backendNames),
     model: v.nullable(v.string()),
@@ -90,9 +90,9 @@ const roleRow = v.pipe(
     skills: jsonText(v.array(v.string())),
     user_skills: flag,
     label: v.string(),
-    ordering: v.pipe(v.number(), v.integer()),
+    ordering: integer,
     turn_budget_usd: v.nullable(v.number()),
-    warm_pool: v.nullable(v.pipe(v.number(), v.integer())),
+    warm_pool: v.nullable(integer),
     deleted: flag,
     created_at: millis,
   }),

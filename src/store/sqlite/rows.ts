@@ -28,7 +28,10 @@ export function jsonText<T extends v.GenericSchema>(inner: T) {
 }
 
 export const jsonObject = v.record(v.string(), v.unknown());
-export const millis = v.pipe(v.number(), v.integer());
+/** An INTEGER column. */
+export const integer = v.pipe(v.number(), v.integer());
+/** A time: milliseconds since the epoch. */
+export const millis = integer;
 
 const sessionRow = v.pipe(
   v.object({
@@ -37,7 +40,7 @@ const sessionRow = v.pipe(
     provider: v.string(),
     organization: v.nullable(v.string()),
     role: v.nullable(v.string()),
-    role_version: v.nullable(v.pipe(v.number(), v.integer())),
+    role_version: v.nullable(integer),
     model: v.nullable(v.string()),
     cwd: v.string(),
     cost_usd: v.number(),
@@ -74,8 +77,8 @@ const executionRow = v.pipe(
     id: v.string(),
     session_id: v.string(),
     state: v.picklist(executionStates),
-    epoch: v.pipe(v.number(), v.integer()),
-    pid: v.nullable(v.pipe(v.number(), v.integer())),
+    epoch: integer,
+    pid: v.nullable(integer),
     process_start_time: v.nullable(v.string()),
     error: v.nullable(jsonText(jsonObject)),
     created_at: millis,
@@ -126,7 +129,7 @@ const inputRow = v.pipe(
 const eventRow = v.pipe(
   v.object({
     session_id: v.string(),
-    cursor: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    cursor: v.pipe(integer, v.minValue(1)),
     type: v.string(),
     data: jsonText(v.unknown()),
     execution_id: v.nullable(v.string()),
@@ -180,9 +183,9 @@ const leaseRow = v.pipe(
   v.object({
     session_id: v.string(),
     owner: v.nullable(v.string()),
-    epoch: v.pipe(v.number(), v.integer()),
+    epoch: integer,
     expires_at: millis,
-    pid: v.nullable(v.pipe(v.number(), v.integer())),
+    pid: v.nullable(integer),
     process_start_time: v.nullable(v.string()),
   }),
   v.transform((row): LeaseRecord | null =>
@@ -247,7 +250,7 @@ const a2aPushDeliveryRow = v.pipe(
     config: jsonText(jsonObject),
     wire_version: v.string(),
     config_created_at: millis,
-    seq: v.pipe(v.number(), v.integer()),
+    seq: integer,
     event_id: v.string(),
     event: jsonText(jsonObject),
     task: v.nullable(jsonText(jsonObject)),
