@@ -204,10 +204,12 @@ async function main(): Promise<void> {
     }
     const idleAgentd = spread(current.samples.splice(idleFrom.agentd));
     const idleDirect = spread(direct.samples.splice(idleFrom.direct));
-    current.stages.accepted.splice(idleFrom.agentd);
-    current.stages.delivered.splice(idleFrom.agentd);
-    current.stages.journaled.splice(idleFrom.agentd);
-    direct.delivered.splice(idleFrom.direct);
+    const idleStages = {
+      inputAccepted: spread(current.stages.accepted.splice(idleFrom.agentd)),
+      inputDelivered: spread(current.stages.delivered.splice(idleFrom.agentd)),
+      firstEventJournaled: spread(current.stages.journaled.splice(idleFrom.agentd)),
+    };
+    const idleDirectDelivered = spread(direct.delivered.splice(idleFrom.direct));
     const directSpread = spread(direct.samples);
     const result = {
       benchmark: 'send',
@@ -233,8 +235,8 @@ async function main(): Promise<void> {
       direct: { ...directSpread, inputDelivered: spread(direct.delivered) },
       afterIdle: {
         what: "the same after 7 s of quiet before each send (agentd's claude stopped, then continued)",
-        agentd: idleAgentd,
-        direct: idleDirect,
+        agentd: { ...idleAgentd, stages: idleStages },
+        direct: { ...idleDirect, inputDelivered: idleDirectDelivered },
         addedMedianMs: round(idleAgentd.median - idleDirect.median),
       },
     };

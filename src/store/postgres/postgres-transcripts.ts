@@ -1,5 +1,5 @@
 import { toTranscriptEntry } from '../sqlite/rows.js';
-import type { TranscriptStorage } from '../store.js';
+import type { TranscriptKey, TranscriptStorage } from '../store.js';
 import type { PostgresConnection } from './postgres-connection.js';
 
 /**
@@ -7,6 +7,18 @@ import type { PostgresConnection } from './postgres-connection.js';
  * session. Subpath '' is the main transcript (the SDK leaves `subpath` undefined for it).
  */
 export function postgresTranscripts(connection: PostgresConnection): TranscriptStorage {
+  /** A written transcript's entries chosen by `query` (parameters: key, session, subpath); null if never written. */
+  const loadEntries = (key: TranscriptKey, query: string) => {
+    const params = [key.projectKey, key.sessionId, key.subpath ?? ''];
+    return connection.read(async (executor) => {
+      const written = await executor.row(
+        'SELECT 1 FROM transcripts WHERE project_key = $1 AND session_id = $2 AND subpath = $3',
+        params,
+      );
+      if (written === undefined) return null;
+      return (await executor.rows(query, params)).map(toTranscriptEntry);
+    });
+  };
   return {
     async appendTranscript(key, entries) {
       const subpath = key.subpath ?? '';
@@ -41,45 +53,23 @@ export function postgresTranscripts(connection: PostgresConnection): TranscriptS
     },
 
     async loadTranscript(key) {
-      const subpath = key.subpath ?? '';
-      return connection.read(async (executor) => {
-        const exists = await executor.row(
-          'SELECT 1 FROM transcripts WHERE project_key = $1 AND session_id = $2 AND subpath = $3',
-          [key.projectKey, key.sessionId, subpath],
-        );
-        if (exists === undefined) {
-          return null;
-        }
-        return (
-          await executor.rows(
-            `SELECT entry FROM transcript_entries WHERE project_key = $1 AND session_id = $2 AND subpath = $3
-             ORDER BY seq`,
-            [key.projectKey, key.sessionId, subpath],
-          )
-        ).map(toTranscriptEntry);
-      });
+      return loadEntries(
+        key,
+        `SELECT entry FROM transcript_entries WHERE project_key = $1 AND session_id = $2 AND subpath = $3
+         ORDER BY seq`,
+      );
     },
 
     async loadTranscriptTail(key) {
-      const subpath = key.subpath ?? '';
-      return connection.read(async (executor) => {
-        const exists = await executor.row(
-          'SELECT 1 FROM transcripts WHERE project_key = $1 AND session_id = $2 AND subpath = $3',
-          [key.projectKey, key.sessionId, subpath],
-        );
-        if (exists === undefined) return null;
-        // The index on (key, seq) is walked back from the end to the last entry with a uuid.
-        return (
-          await executor.rows(
-            `SELECT entry FROM transcript_entries WHERE project_key = $1 AND session_id = $2 AND subpath = $3
-             AND seq >= COALESCE((SELECT seq FROM transcript_entries
-               WHERE project_key = $1 AND session_id = $2 AND subpath = $3 AND uuid IS NOT NULL
-               ORDER BY seq DESC LIMIT 1), 0)
-             ORDER BY seq`,
-            [key.projectKey, key.sessionId, subpath],
-          )
-        ).map(toTranscriptEntry);
-      });
+      // The index on (key, seq) is walked back from the end to the last entry with a uuid.
+      return loadEntries(
+        key,
+        `SELECT entry FROM transcript_entries WHERE project_key = $1 AND session_id = $2 AND subpath = $3
+         AND seq >= COALESCE((SELECT seq FROM transcript_entries
+           WHERE project_key = $1 AND session_id = $2 AND subpath = $3 AND uuid IS NOT NULL
+           ORDER BY seq DESC LIMIT 1), 0)
+         ORDER BY seq`,
+      );
     },
 
     async listTranscripts(projectKey) {
