@@ -114,8 +114,8 @@ export class MonitorRunner {
     clearTimeout(deadline);
     await watching;
     this.takeRest();
-    this.flush();
-    await this.append({
+    // The last output and how it ended go in one write: the agent hears them together.
+    await this.append(...this.takeBatch(), {
       type: 'monitor.stopped',
       monitorId: spec.monitorId,
       reason: this.reason ?? 'exited',
@@ -123,7 +123,6 @@ export class MonitorRunner {
       signal: end.signal,
       outputBytes: this.bytes,
     });
-    await this.writes;
     await this.wake();
     return 0;
   }
@@ -141,8 +140,9 @@ export class MonitorRunner {
     this.partial = lines.pop() ?? '';
     for (const line of lines) this.add(line.endsWith('\r') ? line.slice(0, -1) : line);
     if (this.limitReached) {
+      // What is left waits for the end record (see `run`).
+      clearTimeout(this.batchTimer);
       this.takeRest();
-      this.flush();
       this.requestStop('output_limit');
       return;
     }
@@ -164,15 +164,19 @@ export class MonitorRunner {
   }
 
   private flush(): void {
+    const observation = this.takeBatch();
+    if (observation.length > 0) void this.append(...observation).then(() => this.wake());
+  }
+
+  /** The lines gathered so far as an observation (none if there are none). */
+  private takeBatch(): JournalEvent[] {
     clearTimeout(this.batchTimer);
     this.batchTimer = undefined;
-    if (this.batch.length === 0) return;
+    if (this.batch.length === 0) return [];
     const lines = this.batch;
     this.batch = [];
     this.batchSize = 0;
-    void this.append({ type: 'monitor.observation', monitorId: this.options.spec.monitorId, lines }).then(
-      () => this.wake(),
-    );
+    return [{ type: 'monitor.observation', monitorId: this.options.spec.monitorId, lines }];
   }
 
   private wake(): Promise<void> {
@@ -187,11 +191,15 @@ export class MonitorRunner {
   }
 
   /** Journal writes in order, one at a time; a failed one is logged, the next still tried. */
-  private append(event: JournalEvent): Promise<void> {
+  private append(...events: JournalEvent[]): Promise<void> {
     const { store, spec, log } = this.options;
     this.writes = this.writes.then(() =>
       store
-        .appendEvents(spec.sessionId, [journalEntry(event)], { now: Date.now() })
+        .appendEvents(
+          spec.sessionId,
+          events.map((event) => journalEntry(event)),
+          { now: Date.now() },
+        )
         .then(() => this.options.journaled?.())
         .catch((error: unknown) => log(`journal: ${error instanceof Error ? error.message : String(error)}`)),
     );

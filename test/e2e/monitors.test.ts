@@ -149,6 +149,8 @@ describe('monitors', () => {
     const asked = lastUserText(askedWith(`[monitor ${monitor.id} ended: output_limit`)!);
     expect(asked.length).toBeLessThan(40 * 1024);
     expect(asked).toMatch(/earlier lines left out/);
+    // The last output comes with the end, in one input.
+    expect(asked).toMatch(new RegExp(`\nflood-[^\\n]*\\n\\[monitor ${monitor.id} ended: output_limit`));
   });
 
   it('a deadline ends a command that never stops, with its whole process group', async () => {
