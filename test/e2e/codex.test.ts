@@ -170,11 +170,14 @@ describe('codex sessions through the runtime', () => {
     await waitFor(() => h.model.conversationRequests().some((request) => lastText(request) === 'slow'), {
       what: 'the slow request',
     });
+    // codex tells the worker of the turn as it asks the model: under load the request can come
+    // first, and a kill in between rightly leaves the input uncertain. Kill once it is delivered.
+    await readUntil(h.runtime, session.id, isEvent('input.delivered'), { after: cursor });
     const live = (await h.runtime.getSession(session.id)).live;
     expect(live?.pid).toBeTypeOf('number');
     killGroup(live!.pid!);
     await waitFor(() => !isRunning(live!.pid!), { what: 'the worker to die' });
-    // codex started the turn (the input reached it) before the kill: delivered, and never sent again.
+    // Delivered before the kill, and never sent again.
     await readUntil(h.runtime, session.id, isEvent('execution.failed'), { after: cursor });
     expect((await h.runtime.store.getInput(session.id, 'm-slow'))?.state).toBe('delivered');
 
