@@ -95,6 +95,20 @@ describe('dashboard: a long session', () => {
     const first = page.locator('.row-input .plain', { hasText: /^question 0$/ });
     await first.waitFor();
     expect(await page.locator('.virtual-list-row').count()).toBeLessThan(150);
+
+    // Rows that arrive while the reader is at the start leave them there.
+    const heightBefore = await list.evaluate((element) => element.scrollHeight);
+    const writer = await createRuntime({ dataDir: harness.dataDir, env: harness.env });
+    try {
+      await writer.store.appendEvents(sessionId, [...turn(2000), ...turn(2001)], { now: Date.now() });
+    } finally {
+      await writer.close();
+    }
+    await expect
+      .poll(() => list.evaluate((element) => element.scrollHeight), { timeout: 30_000 })
+      .toBeGreaterThan(heightBefore);
+    expect(await list.evaluate((element) => element.scrollTop)).toBe(0);
+    expect(await first.isVisible()).toBe(true);
     // 2,000 turns of four rows each (the tool result folds into its call).
     console.info(
       `dashboard: a 10,000-event session showed its last row ${openedMs} ms after navigation; ${rows} rows in the DOM`,

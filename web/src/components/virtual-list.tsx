@@ -32,12 +32,10 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
   const onScroll = useCallback(() => {
     const element = scroller.current;
     if (!element) return;
-    const atBottom = element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
     // Rows that arrive move the end away without the reader scrolling: only leaving the place the
     // list put itself at unpins it.
-    const movedByReader = pinnedTop.current === null || Math.abs(element.scrollTop - pinnedTop.current) > 1;
-    if (atBottom) atEnd.current = true;
-    else if (movedByReader) atEnd.current = false;
+    if (isAtBottom(element)) atEnd.current = true;
+    else if (pinnedTop.current === null || movedFrom(element, pinnedTop.current)) atEnd.current = false;
     setView({ top: element.scrollTop, height: element.clientHeight });
   }, []);
 
@@ -78,6 +76,15 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
       }
     }
     const element = scroller.current;
+    // The reader may have scrolled away since the list last pinned itself, and the browser not yet
+    // told (it fires scroll events on the next frame): pinning again now would undo their scroll.
+    if (
+      element &&
+      pinnedTop.current !== null &&
+      movedFrom(element, pinnedTop.current) &&
+      !isAtBottom(element)
+    )
+      atEnd.current = false;
     if (element && atEnd.current) {
       element.scrollTop = element.scrollHeight;
       pinnedTop.current = element.scrollTop;
@@ -102,4 +109,12 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
       </div>
     </div>
   );
+}
+
+function isAtBottom(element: HTMLElement): boolean {
+  return element.scrollTop + element.clientHeight >= element.scrollHeight - 24;
+}
+
+function movedFrom(element: HTMLElement, top: number): boolean {
+  return Math.abs(element.scrollTop - top) > 1;
 }
