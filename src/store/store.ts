@@ -259,6 +259,13 @@ export interface InputStorage {
     now: number;
     /** Journaled in the same transaction when the input is new (its `input.accepted`). */
     event?: NewEvent;
+    /**
+     * The live worker that journals the input itself also starts its turn, in the same transaction
+     * (decision 0132): a new input is stored `dispatching` for that execution, and the execution
+     * goes to `running`, when the execution is `idle` and no earlier input of the session waits
+     * (`accepted` or `dispatching`); otherwise it is stored `accepted`. Fenced by `epoch`.
+     */
+    dispatch?: { executionId: string; epoch: number };
   }): Promise<{ input: InputRecord; created: boolean; events: EventRecord[] }>;
   getInput(sessionId: string, messageId: string): Promise<InputRecord | null>;
   listInputs(sessionId: string, options?: { states?: DeliveryState[] }): Promise<InputRecord[]>;

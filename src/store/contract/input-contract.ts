@@ -16,6 +16,22 @@ async function addInput(
   });
 }
 
+/** A session whose execution holds the lease and is `state`: what a live worker has. */
+async function liveExecution(store: Store, state: 'idle' | 'running' | 'stopping' = 'idle') {
+  const session = await createTestSession(store);
+  const execution = await store.createExecution({ id: uniqueId('exec'), sessionId: session.id, now: 1_000 });
+  const lease = await store.acquireLease({
+    sessionId: session.id,
+    owner: execution.id,
+    ttlMs: 60_000,
+    pid: null,
+    processStartTime: null,
+    now: 1_000,
+  });
+  await store.updateExecution(execution.id, { state, epoch: lease!.epoch, now: 1_000 });
+  return { session, execution, dispatch: { executionId: execution.id, epoch: lease!.epoch } };
+}
+
 export function describeInputContract(context: ContractContext): void {
   describe('inputs', () => {
     it('addInput: a new message id is journaled as accepted', async () => {
@@ -351,6 +367,88 @@ export function describeInputContract(context: ContractContext): void {
       });
       await expect(attempt).rejects.toBeInstanceOf(LeaseLostError);
       expect((await store.getInput(session.id, 'm1'))?.state).toBe('accepted');
+      expect((await store.getExecution(execution.id))?.state).toBe('idle');
+    });
+    it('addInput with dispatch: an idle execution starts its turn on the new input, in the same step', async () => {
+      const store = context.store();
+      const { session, execution, dispatch } = await liveExecution(store);
+      const result = await store.addInput({
+        id: 'input-d1',
+        sessionId: session.id,
+        messageId: 'm1',
+        text: 'now',
+        now: 3_000,
+        event: { type: 'input.accepted', data: { inputId: 'input-d1' } },
+        dispatch,
+      });
+      expect(result.created).toBe(true);
+      expect(result.input).toMatchObject({ id: 'input-d1', state: 'dispatching', executionId: execution.id });
+      expect(result.events.map((event) => event.type)).toEqual(['input.accepted']);
+      expect((await store.getExecution(execution.id))?.state).toBe('running');
+      // The same message again is the same input, and starts nothing.
+      const again = await store.addInput({
+        id: 'input-d2',
+        sessionId: session.id,
+        messageId: 'm1',
+        text: 'now',
+        now: 4_000,
+        dispatch,
+      });
+      expect(again).toMatchObject({ created: false, input: { id: 'input-d1', state: 'dispatching' } });
+    });
+
+    it('addInput with dispatch: behind a waiting input, or on a running or stopping execution, it is only accepted', async () => {
+      const store = context.store();
+      const queued = await liveExecution(store);
+      await addInput(store, { sessionId: queued.session.id, messageId: 'first' });
+      const behind = await store.addInput({
+        id: uniqueId('input'),
+        sessionId: queued.session.id,
+        messageId: 'second',
+        text: 'b',
+        now: 3_000,
+        dispatch: queued.dispatch,
+      });
+      expect(behind.input).toMatchObject({ state: 'accepted', executionId: null });
+      expect((await store.getExecution(queued.execution.id))?.state).toBe('idle');
+      for (const state of ['running', 'stopping'] as const) {
+        const live = await liveExecution(store, state);
+        const result = await store.addInput({
+          id: uniqueId('input'),
+          sessionId: live.session.id,
+          messageId: 'm1',
+          text: 'x',
+          now: 3_000,
+          dispatch: live.dispatch,
+        });
+        expect(result.input.state).toBe('accepted');
+        expect((await store.getExecution(live.execution.id))?.state).toBe(state);
+      }
+    });
+
+    it('addInput with dispatch: a stale epoch is LeaseLostError and journals nothing', async () => {
+      const store = context.store();
+      const { session, execution, dispatch } = await liveExecution(store);
+      await store.acquireLease({
+        sessionId: session.id,
+        owner: 'other',
+        ttlMs: 1_000,
+        pid: null,
+        processStartTime: null,
+        now: 70_000,
+      });
+      const attempt = store.addInput({
+        id: uniqueId('input'),
+        sessionId: session.id,
+        messageId: 'm1',
+        text: 'late',
+        now: 71_000,
+        event: { type: 'input.accepted', data: {} },
+        dispatch,
+      });
+      await expect(attempt).rejects.toBeInstanceOf(LeaseLostError);
+      expect(await store.listInputs(session.id)).toEqual([]);
+      expect(await store.lastCursor(session.id)).toBe(0);
       expect((await store.getExecution(execution.id))?.state).toBe('idle');
     });
   });

@@ -1,7 +1,7 @@
 import { ConflictError } from '../../errors/agentd-error.js';
 import { toInputRecord } from '../sqlite/rows.js';
 import type { EventRecord, InputStorage } from '../store.js';
-import type { PostgresConnection } from './postgres-connection.js';
+import type { PostgresConnection, PostgresExecutor } from './postgres-connection.js';
 import { appendEventsWith } from './postgres-events.js';
 import { requireExecution } from './postgres-executions.js';
 import { assertFence } from './postgres-leases.js';
@@ -34,11 +34,27 @@ export function postgresInputs(
         if ((await executor.row('SELECT 1 FROM inputs WHERE id = $1', [input.id])) !== undefined) {
           throw new ConflictError(`input ${input.id} already exists`, { inputId: input.id });
         }
+        const dispatchTo = input.dispatch
+          ? await dispatchesTo(executor, input.sessionId, input.dispatch)
+          : null;
         const inserted = await executor.row(
-          `INSERT INTO inputs (id, session_id, message_id, text, state, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, 'accepted', $5, $5) RETURNING *`,
-          [input.id, input.sessionId, input.messageId, input.text, input.now],
+          `INSERT INTO inputs (id, session_id, message_id, text, state, execution_id, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *`,
+          [
+            input.id,
+            input.sessionId,
+            input.messageId,
+            input.text,
+            dispatchTo ? 'dispatching' : 'accepted',
+            dispatchTo,
+            input.now,
+          ],
         );
+        if (dispatchTo)
+          await executor.run(`UPDATE executions SET state = 'running', updated_at = $2 WHERE id = $1`, [
+            dispatchTo,
+            input.now,
+          ]);
         const events = input.event
           ? await appendEventsWith(executor, input.sessionId, [input.event], { now: input.now })
           : [];
@@ -126,4 +142,26 @@ export function postgresInputs(
       });
     },
   };
+}
+
+/**
+ * The execution a new input starts its turn on, at once (`addInput`'s `dispatch`): when it is idle
+ * and nothing of the session waits before the input. Fenced by the lease epoch; the execution's row
+ * is locked so that its state cannot change before the commit.
+ */
+async function dispatchesTo(
+  executor: PostgresExecutor,
+  sessionId: string,
+  dispatch: { executionId: string; epoch: number },
+): Promise<string | null> {
+  await assertFence(executor, { sessionId, epoch: dispatch.epoch });
+  const execution = await executor.row('SELECT state FROM executions WHERE id = $1 FOR UPDATE', [
+    dispatch.executionId,
+  ]);
+  if (execution?.state !== 'idle') return null;
+  const waiting = await executor.row(
+    `SELECT 1 FROM inputs WHERE session_id = $1 AND state IN ('accepted', 'dispatching') LIMIT 1`,
+    [sessionId],
+  );
+  return waiting === undefined ? dispatch.executionId : null;
 }

@@ -29,10 +29,11 @@ export function sqliteInputs(connection: SqliteConnection): InputStorage {
         if (connection.statement('SELECT 1 FROM inputs WHERE id = ?').get(input.id) !== undefined) {
           throw new ConflictError(`input ${input.id} already exists`, { inputId: input.id });
         }
+        const dispatchTo = input.dispatch ? dispatchesTo(connection, input.sessionId, input.dispatch) : null;
         const inserted = connection
           .statement(
-            `INSERT INTO inputs (id, session_id, message_id, text, state, created_at, updated_at)
-           VALUES (@id, @sessionId, @messageId, @text, 'accepted', @now, @now)
+            `INSERT INTO inputs (id, session_id, message_id, text, state, execution_id, created_at, updated_at)
+           VALUES (@id, @sessionId, @messageId, @text, @state, @executionId, @now, @now)
            RETURNING *`,
           )
           .get({
@@ -40,8 +41,14 @@ export function sqliteInputs(connection: SqliteConnection): InputStorage {
             sessionId: input.sessionId,
             messageId: input.messageId,
             text: input.text,
+            state: dispatchTo ? 'dispatching' : 'accepted',
+            executionId: dispatchTo,
             now: input.now,
           });
+        if (dispatchTo)
+          connection
+            .statement(`UPDATE executions SET state = 'running', updated_at = @now WHERE id = @executionId`)
+            .run({ executionId: dispatchTo, now: input.now });
         const events = input.event
           ? appendEventsIn(connection, input.sessionId, [input.event], { now: input.now })
           : [];
@@ -127,4 +134,21 @@ export function sqliteInputs(connection: SqliteConnection): InputStorage {
       });
     },
   };
+}
+
+/**
+ * The execution a new input starts its turn on, at once (`addInput`'s `dispatch`): when it is idle
+ * and nothing of the session waits before the input. Fenced by the lease epoch.
+ */
+function dispatchesTo(
+  connection: SqliteConnection,
+  sessionId: string,
+  dispatch: { executionId: string; epoch: number },
+): string | null {
+  assertFence(connection, { sessionId, epoch: dispatch.epoch });
+  if (requireExecution(connection, dispatch.executionId).state !== 'idle') return null;
+  const waiting = connection
+    .statement(`SELECT 1 FROM inputs WHERE session_id = ? AND state IN ('accepted', 'dispatching') LIMIT 1`)
+    .get(sessionId);
+  return waiting === undefined ? dispatch.executionId : null;
 }
