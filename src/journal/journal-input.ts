@@ -14,6 +14,8 @@ export interface JournalInputOptions {
   source?: InputSource;
   /** What the sender asked for if the session was mid-turn; journaled when it cut that turn. */
   ifBusy?: IfBusy;
+  /** The live worker journaling the input itself: it starts its turn in the same transaction (`addInput`). */
+  dispatch?: { executionId: string; epoch: number };
 }
 
 /**
@@ -25,10 +27,19 @@ export async function journalInput(
   sessionId: string,
   options: JournalInputOptions,
 ): Promise<InputRecord> {
+  return (await addJournalInput(store, sessionId, options)).input;
+}
+
+/** `journalInput`, saying whether the input is new (`created`). */
+export async function addJournalInput(
+  store: Store,
+  sessionId: string,
+  options: JournalInputOptions,
+): Promise<{ input: InputRecord; created: boolean }> {
   const id = randomUUID();
   const messageId = options.messageId ?? randomUUID();
   // The input and its `input.accepted` are one transaction: one fsync, and never one without the other.
-  const { input } = await store.addInput({
+  return store.addInput({
     id,
     sessionId,
     messageId,
@@ -44,6 +55,6 @@ export async function journalInput(
       ...(options.source ? { source: options.source } : {}),
       ...(options.ifBusy === 'interrupt' || options.ifBusy === 'rollback' ? { ifBusy: options.ifBusy } : {}),
     }),
+    ...(options.dispatch ? { dispatch: options.dispatch } : {}),
   });
-  return input;
 }

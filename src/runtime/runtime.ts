@@ -507,10 +507,27 @@ export class Runtime {
     const busy = existing || ifBusy === 'enqueue' ? null : await busyState(this.store, sessionId, live);
     if (busy && ifBusy === 'reject') throw busyError(sessionId, busy);
     const cuts = busy?.turn && (ifBusy === 'interrupt' || ifBusy === 'rollback') ? busy.turn : null;
-    const input = await journalInput(this.store, sessionId, {
-      ...options,
-      ...(cuts ? { ifBusy } : { ifBusy: 'enqueue' }),
-    });
+    // A fixed message id: the input a worker may have journaled before its reply was lost is the same.
+    const messageId = options.messageId ?? randomUUID();
+    const handed =
+      live && !existing && !cuts
+        ? await this.supervisor.handOff(live, {
+            sessionId,
+            executionId: live.id,
+            messageId,
+            text: options.text,
+            ...(options.command ? { command: true } : {}),
+            ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+            ...(options.source ? { source: options.source } : {}),
+          })
+        : null;
+    const input =
+      handed ??
+      (await journalInput(this.store, sessionId, {
+        ...options,
+        messageId,
+        ...(cuts ? { ifBusy } : { ifBusy: 'enqueue' }),
+      }));
     if (cuts && input.state === 'accepted') {
       // Only that turn is interrupted: if it ended meanwhile, the worker ignores the request.
       await this.store.appendEvents(

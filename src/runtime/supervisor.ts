@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DataPaths } from '../journal/data-dir.js';
+import { type HandoffMessage, handoffSocketPath } from '../journal/handoff.js';
 import { journalEntry } from '../journal/journal-event.js';
 import {
   isProcessAlive,
@@ -10,7 +11,14 @@ import {
   killOrphanedGroup,
   processStartTime,
 } from '../journal/process-identity.js';
-import { type ExecutionRecord, type LeaseRecord, liveExecutionStates, type Store } from '../store/store.js';
+import {
+  type ExecutionRecord,
+  type InputRecord,
+  type LeaseRecord,
+  liveExecutionStates,
+  type Store,
+} from '../store/store.js';
+import { handOffTo } from './handoff-client.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -34,6 +42,12 @@ const workerEntry = import.meta.url.endsWith('.ts')
  * chooses to, up to a minute later (src/worker/quiet-gc.ts, decision 0173).
  */
 const workerExecArgv = ['--optimize-for-size', '--expose-gc', '--no-memory-reducer'];
+
+/**
+ * How long a send waits for a worker to take an input handed to it before journaling the input
+ * itself: a worker answers in a few milliseconds unless the machine is overloaded.
+ */
+const handoffTimeoutMs = 1000;
 
 /** A worker that has not taken its lease within this time after being spawned is considered dead. */
 const startGraceMs = 30_000;
@@ -89,14 +103,31 @@ export class Supervisor {
    */
   nudge(execution: ExecutionRecord): void {
     if (execution.state !== 'running' && execution.state !== 'idle') return;
-    if (execution.pid === null || execution.processStartTime === null || isRemote(execution.processStartTime))
-      return;
-    if (!isProcessAlive(execution.pid, execution.processStartTime)) return;
+    if (execution.pid === null || !this.isHere(execution)) return;
     try {
       process.kill(execution.pid, 'SIGUSR2');
     } catch {
       // Gone since the check: the supervisor notices dead workers on its own.
     }
+  }
+
+  /**
+   * Hands an input to the idle live worker of its session on this host (decision 0132), which
+   * journals it and starts its turn in one transaction. Null when there is no such worker or it did
+   * not take it in time: the caller journals the input itself, under the same message id.
+   */
+  async handOff(execution: ExecutionRecord, message: HandoffMessage): Promise<InputRecord | null> {
+    if (this.options.store.kind !== 'sqlite' || execution.state !== 'idle' || !this.isHere(execution))
+      return null;
+    const path = handoffSocketPath(this.options.paths, execution.id);
+    return path ? handOffTo(path, message, handoffTimeoutMs) : null;
+  }
+
+  /** Whether the execution's worker runs on this host, and still does. */
+  private isHere(execution: ExecutionRecord): boolean {
+    if (execution.pid === null || execution.processStartTime === null || isRemote(execution.processStartTime))
+      return false;
+    return isProcessAlive(execution.pid, execution.processStartTime);
   }
 
   /** Whether the execution's worker process is still running (PID and start time). */
@@ -170,6 +201,9 @@ export class Supervisor {
       !isRemote(execution.processStartTime)
     ) {
       killOrphanedGroup(execution.pid);
+      // A killed worker leaves its handoff socket behind.
+      const socket = handoffSocketPath(this.options.paths, execution.id);
+      if (socket) rmSync(socket, { force: true });
     }
     const dispatching = await store.listInputs(execution.sessionId, { states: ['dispatching'] });
     const uncertain = await store.updateInputStates({

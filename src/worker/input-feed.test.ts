@@ -49,6 +49,8 @@ async function feedOverStore() {
         endNap = resolve;
       });
     },
+    wake: () => endNap?.(),
+    epoch: () => epoch,
     busy: () => false,
     stopping: () => undefined,
     stop: () => {},
@@ -60,7 +62,7 @@ async function feedOverStore() {
   });
   const send = (text: string) => journalInput(store, session.id, { text });
   const wake = () => endNap?.();
-  return { store, feed, log, gathered, send, wake };
+  return { store, feed, log, gathered, send, wake, sessionId: session.id, executionId: execution.id };
 }
 
 describe('InputFeed', () => {
@@ -102,6 +104,33 @@ describe('InputFeed', () => {
     wake();
     log.push((await first).value?.text ?? 'none');
     expect(log).toEqual(['gather', 'nap', 'gather', 'monitor output']);
+    await inputs.return(undefined);
+  });
+  it('an input handed to it while it naps starts its turn in one transaction, and is the next input', async () => {
+    const { store, feed, log, sessionId, executionId } = await feedOverStore();
+    const inputs = feed.inputs();
+    const first = inputs.next();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['gather', 'nap']);
+    const handed = await feed.handOff({ messageId: 'm-1', text: 'handed' });
+    expect(handed).toMatchObject({ state: 'dispatching', executionId });
+    expect((await store.getExecution(executionId))?.state).toBe('running');
+    log.push((await first).value?.text ?? 'none');
+    // Taken without another look at the store, and never dispatched twice.
+    expect(log).toEqual(['gather', 'nap', 'handed']);
+    expect((await store.listInputs(sessionId)).map((input) => input.state)).toEqual(['dispatching']);
+    await inputs.return(undefined);
+  });
+
+  it('an input handed to it mid-turn is only accepted, and comes after the turn', async () => {
+    const { feed, log, send } = await feedOverStore();
+    await send('one');
+    const inputs = feed.inputs();
+    log.push((await inputs.next()).value?.text ?? 'none');
+    const handed = await feed.handOff({ messageId: 'm-2', text: 'two' });
+    expect(handed.state).toBe('accepted');
+    log.push((await inputs.next()).value?.text ?? 'none');
+    expect(log).toEqual(['gather', 'one', 'gather', 'two']);
     await inputs.return(undefined);
   });
 });

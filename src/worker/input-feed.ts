@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { UserInput } from '../backends/agent-backend.js';
 import { idleTimeoutReason } from '../journal/journal-event.js';
+import { addJournalInput, type JournalInputOptions } from '../journal/journal-input.js';
 import { type ReachedLimit, reachedLimit } from '../store/budget-limits.js';
-import type { Store } from '../store/store.js';
+import type { InputRecord, Store } from '../store/store.js';
 import type { ExecutionJournal } from './execution-journal.js';
 
 export interface InputFeedOptions {
@@ -15,6 +16,10 @@ export interface InputFeedOptions {
   /** Stop after this long with no turn and nothing keeping the worker up; 0 = never. @default 600000 */
   idleTimeoutMs?: number;
   nap: (ms: number) => Promise<void>;
+  /** Ends the feed's nap (an input was handed to it). */
+  wake: () => void;
+  /** The lease epoch the worker's writes are fenced by. */
+  epoch: () => number;
   /** Whether something keeps the worker up between turns (a person being asked, a background task). */
   busy: () => boolean;
   /** Why the worker stops, once it does; the feed ends then. */
@@ -39,6 +44,12 @@ export class InputFeed {
   private lastActivity = Date.now();
   /** The limit the waiting inputs are paused on, as last journaled (`budget.exceeded` once per pause). */
   private paused: ReachedLimit | null = null;
+  /** In the nap between turns with nothing to do: an input handed now can start its turn at once. */
+  private napping = false;
+  /** The handoff being journaled, which the feed waits for once its nap ends. */
+  private handing: Promise<unknown> | null = null;
+  /** The input a handoff started the next turn on. */
+  private handed: InputRecord | null = null;
 
   constructor(private readonly options: InputFeedOptions) {}
 
@@ -95,16 +106,56 @@ export class InputFeed {
           return;
         }
         if (!dispatched) continue;
-        this.active = true;
-        await this.options.onTurnStart?.(dispatched.id, { traced: true });
-        yield { id: dispatched.id, text: dispatched.text };
-        await this.endTurn();
+        yield* this.turn(dispatched);
         continue;
       }
       if (await this.idleTimedOut()) return;
+      this.napping = true;
       await this.options.nap(this.options.pollMs ?? 50);
-      woken = true;
+      this.napping = false;
+      // A handoff's dispatch was committed: its turn goes first, stop or not, as any dispatch's.
+      await this.handing;
+      const handed = this.handed;
+      this.handed = null;
+      if (handed) yield* this.turn(handed);
+      else woken = true;
     }
+  }
+
+  /**
+   * Journals an input handed to this worker by the runtime on its host (decision 0132). While the
+   * feed naps between turns with nothing waiting, the input's turn starts in the same transaction
+   * (the execution `running`, the input `dispatching`) and the feed takes it when it wakes;
+   * otherwise the input is only accepted, and waits its turn as any other.
+   */
+  async handOff(options: JournalInputOptions & { messageId: string }): Promise<InputRecord> {
+    const { store, sessionId, executionId } = this.options;
+    if (!this.napping || this.handing || this.options.stopping()) {
+      const input = await addJournalInput(store, sessionId, options);
+      this.options.wake();
+      return input.input;
+    }
+    const handing = (async () => {
+      const dispatch = (await this.overBudget()) ? undefined : { executionId, epoch: this.options.epoch() };
+      const { input, created } = await addJournalInput(store, sessionId, { ...options, dispatch });
+      if (created && input.state === 'dispatching') this.handed = input;
+      return input;
+    })();
+    this.handing = handing.catch(() => undefined);
+    try {
+      return await handing;
+    } finally {
+      this.handing = null;
+      this.options.wake();
+    }
+  }
+
+  /** One turn on a dispatched input, settled once the backend asks for the next. */
+  private async *turn(input: InputRecord): AsyncGenerator<UserInput> {
+    this.active = true;
+    await this.options.onTurnStart?.(input.id, { traced: true });
+    yield { id: input.id, text: input.text };
+    await this.endTurn();
   }
 
   /** The execution is `running`, unless a stop was asked for: then false, and the worker stops. */

@@ -1,3 +1,5 @@
+import type { JournalInputOptions } from '../journal/journal-input.js';
+import type { InputRecord } from '../store/store.js';
 import { Worker, type WorkerOptions, workerExitCodes } from './worker.js';
 
 export type RunExecutionOptions = WorkerOptions;
@@ -9,6 +11,8 @@ export interface ExecutionHandle {
   readonly exit: Promise<number>;
   /** Look at the journal now (a new input or answer), not at the next poll. */
   wake(): void;
+  /** Journals an input the runtime on this host hands over (decision 0132). */
+  handOff(options: JournalInputOptions & { messageId: string }): Promise<InputRecord>;
 }
 
 /**
@@ -17,5 +21,5 @@ export interface ExecutionHandle {
  */
 export function runExecution(options: RunExecutionOptions): ExecutionHandle {
   const worker = new Worker(options);
-  return { exit: worker.run(), wake: () => worker.wake() };
+  return { exit: worker.run(), wake: () => worker.wake(), handOff: (options) => worker.handOff(options) };
 }

@@ -16,11 +16,13 @@ import { removeResumeDirs } from '../backends/claude/resume-dirs.js';
 import { createBackend } from '../backends/create-backend.js';
 import { backendOf, sessionSpecOf } from '../backends/session-spec.js';
 import { type DataPaths, dataPaths } from '../journal/data-dir.js';
+import { handoffSocketPath } from '../journal/handoff.js';
 import { idleTimeoutReason } from '../journal/journal-event.js';
 import { openStore } from '../journal/open-store.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
 import type { SessionRecord, Store } from '../store/store.js';
 import { tracingEnabled } from '../telemetry/tracing-enabled.js';
+import { listenForHandoffs } from './handoff-server.js';
 import { runExecution, workerExitCodes } from './run-execution.js';
 import { launchConfig, sessionLaunch } from './session-launch.js';
 import { type WarmAssignment, type WarmLaunch, waitForAssignment } from './warm-entry.js';
@@ -103,6 +105,11 @@ async function runWorker(options: {
     if (changed === null || changed === sessionId) execution.wake();
   };
   const unwatch = [store.changes?.watch('inputs', wakeOn), store.changes?.watch('answers', wakeOn)];
+  // On SQLite the runtime on this host hands new inputs over instead (decision 0132).
+  const socketPath = store.kind === 'sqlite' ? handoffSocketPath(paths, executionId) : null;
+  const handoffs = socketPath
+    ? listenForHandoffs({ path: socketPath, sessionId, executionId, handOff: execution.handOff, log })
+    : null;
   // A stop signal ends the worker the same way a stop request does.
   process.on('SIGTERM', () => {
     void store.updateExecution(executionId, { state: 'stopping', now: Date.now() }).catch(() => {});
@@ -111,6 +118,7 @@ async function runWorker(options: {
     return await execution.exit;
   } finally {
     for (const stop of unwatch) stop?.();
+    (await handoffs)?.close();
     await tracing?.shutdown().catch((error: unknown) => log(`tracing: ${String(error)}`));
     await store.close();
     await demo?.close();

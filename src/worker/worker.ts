@@ -8,11 +8,12 @@ import type { AgentEvent } from '../backends/agent-event.js';
 import { sessionSpecOf } from '../backends/session-spec.js';
 import type { ClaudeConfig } from '../config/claude-config.js';
 import { AgentdError, LeaseLostError } from '../errors/index.js';
+import type { JournalInputOptions } from '../journal/journal-input.js';
 import { processStartTime } from '../journal/process-identity.js';
 import { ruleTargetsOf } from '../permissions/deciding-rule.js';
 import { SeedDriver } from '../seeds/seed-driver.js';
 import { toSdkSessionStore } from '../store/session-store-adapter.js';
-import type { SessionRecord, Store } from '../store/store.js';
+import type { InputRecord, SessionRecord, Store } from '../store/store.js';
 import type { Tracing } from '../telemetry/tracing.js';
 import { ControlLoop } from './control-loop.js';
 import { ExecutionJournal } from './execution-journal.js';
@@ -183,6 +184,8 @@ export class Worker {
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       // Round again when the idle timeout is due at the latest.
       nap: (ms) => feedNap(Math.min(this.napMs(ms), this.feed.untilIdleTimeoutMs())),
+      wake: () => this.waker.wake(),
+      epoch: () => this.lease.epoch,
       busy: () => this.busy(),
       stopping: () => this.control.stopReason,
       stop: (reason) => this.control.stop(reason),
@@ -206,6 +209,11 @@ export class Worker {
   /** Wakes the worker from its poll at once. */
   wake(): void {
     this.waker.wake();
+  }
+
+  /** Journals an input the runtime hands over, starting its turn at once when none is under way. */
+  handOff(options: JournalInputOptions & { messageId: string }): Promise<InputRecord> {
+    return this.feed.handOff(options);
   }
 
   /**
