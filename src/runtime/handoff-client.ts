@@ -1,41 +1,73 @@
-import { createConnection } from 'node:net';
+import { createConnection, type Socket } from 'node:net';
 import type { HandoffMessage, HandoffReply } from '../journal/handoff.js';
 import type { InputRecord } from '../store/store.js';
 
+interface Connection {
+  socket: Socket;
+  buffered: string;
+  /** Replies come back in the order of the messages: the first waiter gets the next line. */
+  waiting: Array<(input: InputRecord | null) => void>;
+}
+
 /**
- * Sends one handoff message to a worker's socket (decision 0132) and reads its reply: the input as
- * the worker journaled it, or null when the worker refused it, is not there, or did not answer
- * within `timeoutMs`. Null never means the input was not journaled: the caller journals it under the
- * same message id, which is the same input if the worker did after all.
+ * The runtime's side of the handoff (decision 0132): one connection per worker socket, kept open
+ * between sends so that a handoff is one write and one read, not a connect first. A message gets
+ * the input as the worker journaled it, or null when the worker refused it, is not there, or did
+ * not answer within the timeout (the connection is then dropped). Null never means the input was
+ * not journaled: the caller journals it under the same message id, the same input if the worker did.
  */
-export function handOffTo(
-  path: string,
-  message: HandoffMessage,
-  timeoutMs: number,
-): Promise<InputRecord | null> {
-  return new Promise((resolve) => {
-    let buffered = '';
+export class HandoffClient {
+  private readonly connections = new Map<string, Connection>();
+
+  handOff(path: string, message: HandoffMessage, timeoutMs: number): Promise<InputRecord | null> {
+    const connection = this.connections.get(path) ?? this.connect(path);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.drop(path, connection), timeoutMs);
+      connection.waiting.push((input) => {
+        clearTimeout(timer);
+        resolve(input);
+      });
+      connection.socket.write(`${JSON.stringify(message)}\n`);
+    });
+  }
+
+  close(): void {
+    for (const [path, connection] of this.connections) this.drop(path, connection);
+  }
+
+  private connect(path: string): Connection {
     const socket = createConnection(path);
-    const done = (input: InputRecord | null) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(input);
-    };
-    const timer = setTimeout(() => done(null), timeoutMs);
+    const connection: Connection = { socket, buffered: '', waiting: [] };
+    this.connections.set(path, connection);
+    // An open connection never keeps the runtime's process up.
+    socket.unref();
     socket.setEncoding('utf8');
-    socket.on('error', () => done(null));
-    socket.on('close', () => done(null));
+    socket.on('error', () => this.drop(path, connection));
+    socket.on('close', () => this.drop(path, connection));
     socket.on('data', (chunk: string) => {
-      buffered += chunk;
-      const end = buffered.indexOf('\n');
-      if (end < 0) return;
-      try {
-        const reply = JSON.parse(buffered.slice(0, end)) as HandoffReply;
-        done('input' in reply ? reply.input : null);
-      } catch {
-        done(null);
+      connection.buffered += chunk;
+      for (let end = connection.buffered.indexOf('\n'); end >= 0; end = connection.buffered.indexOf('\n')) {
+        const line = connection.buffered.slice(0, end);
+        connection.buffered = connection.buffered.slice(end + 1);
+        connection.waiting.shift()?.(inputOf(line));
       }
     });
-    socket.write(`${JSON.stringify(message)}\n`);
-  });
+    return connection;
+  }
+
+  /** Ends a connection: whoever waits on it gets null and journals the input itself. */
+  private drop(path: string, connection: Connection): void {
+    if (this.connections.get(path) === connection) this.connections.delete(path);
+    connection.socket.destroy();
+    for (const resolve of connection.waiting.splice(0)) resolve(null);
+  }
+}
+
+function inputOf(line: string): InputRecord | null {
+  try {
+    const reply = JSON.parse(line) as HandoffReply;
+    return 'input' in reply ? reply.input : null;
+  } catch {
+    return null;
+  }
 }

@@ -550,7 +550,9 @@ export class Runtime {
       if (live) this.supervisor.nudge(live);
       await this.ensureWorker(sessionId, live);
     }
-    return (await this.store.getInput(sessionId, input.messageId)) ?? input;
+    // A handed input is as its worker committed it; one journaled here is read again (a worker may
+    // have taken it since).
+    return handed ?? (await this.store.getInput(sessionId, input.messageId)) ?? input;
   }
 
   /**
@@ -943,6 +945,7 @@ export class Runtime {
 
   async close(): Promise<void> {
     this.followWatch.close();
+    this.supervisor.close();
     await this.pool?.close();
     await this.store.close();
   }

@@ -18,7 +18,7 @@ import {
   liveExecutionStates,
   type Store,
 } from '../store/store.js';
-import { handOffTo } from './handoff-client.js';
+import { HandoffClient } from './handoff-client.js';
 
 export interface SupervisorOptions {
   store: Store;
@@ -58,7 +58,15 @@ const startGraceMs = 30_000;
  * resume starts a new one.
  */
 export class Supervisor {
+  /** Connections to the workers on this host that inputs were handed to. */
+  private readonly handoffs = new HandoffClient();
+
   constructor(private readonly options: SupervisorOptions) {}
+
+  /** Closes the connections to workers; the workers go on. */
+  close(): void {
+    this.handoffs.close();
+  }
 
   /** Spawns a detached worker for the execution; it survives this process. Returns its identity. */
   spawnWorker(execution: ExecutionRecord): { pid: number; processStartTime: string | null } {
@@ -120,7 +128,7 @@ export class Supervisor {
     if (this.options.store.kind !== 'sqlite' || execution.state !== 'idle' || !this.isHere(execution))
       return null;
     const path = handoffSocketPath(this.options.paths, execution.id);
-    return path ? handOffTo(path, message, handoffTimeoutMs) : null;
+    return path ? this.handoffs.handOff(path, message, handoffTimeoutMs) : null;
   }
 
   /** Whether the execution's worker runs on this host, and still does. */

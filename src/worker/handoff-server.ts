@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { AgentdError } from '../errors/index.js';
 import { type HandoffMessage, type HandoffReply, parseHandoffMessage } from '../journal/handoff.js';
@@ -10,9 +10,10 @@ const maxMessageBytes = 4 * 1024 * 1024;
 
 /**
  * Listens on the worker's handoff socket (decision 0132) in the data directory, which only its
- * user can enter. Each connection carries one message and gets one reply; a message for another
- * session or execution, or one that cannot be read, is refused and journals nothing. Resolves once
- * it listens, or with null when it cannot (the runtime then journals inputs itself).
+ * user can enter. Each line on a connection is a message and gets one reply line, in order; a
+ * message for another session or execution, or one that cannot be read, is refused and journals
+ * nothing. Resolves once it listens, or with null when it cannot (the runtime then journals inputs
+ * itself).
  */
 export async function listenForHandoffs(options: {
   path: string;
@@ -22,20 +23,29 @@ export async function listenForHandoffs(options: {
   log: (line: string) => void;
 }): Promise<{ close(): void } | null> {
   const { path, log } = options;
+  const connections = new Set<Socket>();
   const server = createServer((socket) => {
+    // The runtime keeps its connection open between sends; it never keeps the worker up.
+    socket.unref();
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
     let buffered = '';
+    // One line at a time, each answered before the next is journaled: inputs keep the order they were
+    // sent in, and the runtime matches the replies to its messages by that order.
+    let replies = Promise.resolve();
     socket.setEncoding('utf8');
     socket.on('error', () => socket.destroy());
     socket.on('data', (chunk: string) => {
       buffered += chunk;
-      if (buffered.length > maxMessageBytes) {
-        socket.destroy();
-        return;
+      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 1);
+        replies = replies.then(async () => {
+          const answer = await reply(line);
+          if (!socket.destroyed) socket.write(`${JSON.stringify(answer)}\n`);
+        });
       }
-      const end = buffered.indexOf('\n');
-      if (end < 0) return;
-      socket.removeAllListeners('data');
-      void reply(buffered.slice(0, end)).then((answer) => socket.end(`${JSON.stringify(answer)}\n`));
+      if (buffered.length > maxMessageBytes) socket.destroy();
     });
   });
   const reply = async (line: string): Promise<HandoffReply> => {
@@ -68,6 +78,7 @@ export async function listenForHandoffs(options: {
   return {
     close() {
       server.close();
+      for (const socket of connections) socket.destroy();
       rmSync(path, { force: true });
     },
   };

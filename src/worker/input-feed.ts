@@ -136,7 +136,8 @@ export class InputFeed {
       return input.input;
     }
     const handing = (async () => {
-      const dispatch = (await this.overBudget()) ? undefined : { executionId, epoch: this.options.epoch() };
+      // No budget check of its own: the runtime checked this input's limits just before handing it.
+      const dispatch = { executionId, epoch: this.options.epoch() };
       const { input, created } = await addJournalInput(store, sessionId, { ...options, dispatch });
       if (created && input.state === 'dispatching') this.handed = input;
       return input;

@@ -5,11 +5,13 @@
  * input itself under the same message id: one input, delivered at most once.
  */
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ExecutionRecord, Runtime } from '../../src/index.js';
 import { dataPaths } from '../../src/journal/data-dir.js';
 import { handoffSocketPath } from '../../src/journal/handoff.js';
-import { handOffTo } from '../../src/runtime/handoff-client.js';
+import { HandoffClient } from '../../src/runtime/handoff-client.js';
 import {
   checkGuarantees,
   childrenOf,
@@ -26,10 +28,17 @@ import {
 } from './helpers.js';
 
 let harness: Harness | undefined;
+const client = new HandoffClient();
 afterEach(async () => {
+  client.close();
   await harness?.cleanup();
   harness = undefined;
 });
+
+/** What the runtime does on a send, straight to a worker's socket. */
+function handOffTo(socket: string, message: Parameters<HandoffClient['handOff']>[1]) {
+  return client.handOff(socket, message, 5000);
+}
 
 /** A session whose first turn is over, with its worker idle. */
 async function idleSession(h: Harness): Promise<{ sessionId: string; execution: ExecutionRecord }> {
@@ -46,6 +55,29 @@ function socketOf(h: Harness, executionId: string): string {
   const path = handoffSocketPath(dataPaths(h.dataDir), executionId);
   if (!path) throw new Error('the data directory is too deep for a socket');
   return path;
+}
+
+/**
+ * SIGSTOPs the worker's group at a moment it holds no write lock: a process frozen inside a
+ * transaction (a lease renewal, its transcript) would block every writer, the runtime's too.
+ */
+async function freezeQuiet(h: Harness, pid: number): Promise<void> {
+  const database = new Database(dataPaths(h.dataDir).database, { timeout: 0 });
+  try {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      killGroup(pid, 'SIGSTOP');
+      try {
+        database.exec('BEGIN IMMEDIATE; ROLLBACK');
+        return;
+      } catch {
+        killGroup(pid, 'SIGCONT');
+        await sleep(20);
+      }
+    }
+    throw new Error('the worker never let go of the write lock');
+  } finally {
+    database.close();
+  }
 }
 
 async function settledAfter(runtime: Runtime, sessionId: string, cursor: number): Promise<void> {
@@ -65,11 +97,12 @@ describe('handoff: a send to a live idle session on SQLite', () => {
     // Straight to the socket: the reply is the input, already dispatching on this execution, and
     // both changes carry the one commit's time.
     let cursor = (await readJournal(h.runtime, sessionId)).length;
-    const handed = await handOffTo(
-      socket,
-      { sessionId, executionId: execution.id, messageId: 'm-2', text: 'prompt two' },
-      5000,
-    );
+    const handed = await handOffTo(socket, {
+      sessionId,
+      executionId: execution.id,
+      messageId: 'm-2',
+      text: 'prompt two',
+    });
     expect(handed && [handed.messageId, handed.state, handed.executionId]).toEqual([
       'm-2',
       'dispatching',
@@ -84,7 +117,7 @@ describe('handoff: a send to a live idle session on SQLite', () => {
       { sessionId, executionId: 'another', messageId: 'm-x', text: 'not for you' },
       { sessionId: 'another', executionId: execution.id, messageId: 'm-y', text: 'not for you' },
     ])
-      expect(await handOffTo(socket, wrong, 5000)).toBeNull();
+      expect(await handOffTo(socket, wrong)).toBeNull();
     expect(await h.runtime.listInputs(sessionId)).toHaveLength(inputs);
 
     // Through the runtime: the send returns the input its worker already took, with nothing left
@@ -122,7 +155,7 @@ describe('handoff: a send to a live idle session on SQLite', () => {
     const h = harness;
     const { sessionId, execution } = await idleSession(h);
     const cursor = (await readJournal(h.runtime, sessionId)).length;
-    killGroup(execution.pid!, 'SIGSTOP');
+    await freezeQuiet(h, execution.pid!);
     try {
       const started = Date.now();
       const sent = await h.runtime.send(sessionId, { text: 'prompt two', messageId: 'm-2' });
@@ -153,11 +186,12 @@ describe('handoff: a send to a live idle session on SQLite', () => {
     // Freeze the worker's claude, so that the input it dispatched cannot reach the model, then hand
     // the input over and kill the worker with its reply: as if the runtime's connection had broken.
     for (const child of children) process.kill(child, 'SIGSTOP');
-    const handed = await handOffTo(
-      socket,
-      { sessionId, executionId: execution.id, messageId: 'm-2', text: 'prompt two' },
-      5000,
-    );
+    const handed = await handOffTo(socket, {
+      sessionId,
+      executionId: execution.id,
+      messageId: 'm-2',
+      text: 'prompt two',
+    });
     expect(handed?.state).toBe('dispatching');
     killGroup(execution.pid!);
     await waitFor(() => !isRunning(execution.pid!) && children.every((child) => !isRunning(child)), {
