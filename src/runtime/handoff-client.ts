@@ -18,11 +18,24 @@ interface Connection {
  */
 export class HandoffClient {
   private readonly connections = new Map<string, Connection>();
+  /** Workers that let a handoff time out, and until when none is handed to them (ms since epoch). */
+  private readonly slowUntil = new Map<string, number>();
 
-  handOff(path: string, message: HandoffMessage, timeoutMs: number): Promise<InputRecord | null> {
+  constructor(private readonly options: { timeoutMs: number; slowForMs: number }) {}
+
+  /**
+   * Hands `message` to the worker listening on `path`. A worker that did not answer in time is
+   * passed over for `slowForMs`: a frozen or overloaded worker costs one send the timeout, not each.
+   */
+  handOff(path: string, message: HandoffMessage): Promise<InputRecord | null> {
+    if ((this.slowUntil.get(path) ?? 0) > Date.now()) return Promise.resolve(null);
+    this.slowUntil.delete(path);
     const connection = this.connections.get(path) ?? this.connect(path);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.drop(path, connection), timeoutMs);
+      const timer = setTimeout(() => {
+        this.slowUntil.set(path, Date.now() + this.options.slowForMs);
+        this.drop(path, connection);
+      }, this.options.timeoutMs);
       connection.waiting.push((input) => {
         clearTimeout(timer);
         resolve(input);

@@ -45,9 +45,10 @@ const workerExecArgv = ['--optimize-for-size', '--expose-gc', '--no-memory-reduc
 
 /**
  * How long a send waits for a worker to take an input handed to it before journaling the input
- * itself: a worker answers in a few milliseconds unless the machine is overloaded.
+ * itself (a worker answers in a few milliseconds unless the machine is overloaded), and how long a
+ * worker that did not is passed over.
  */
-const handoffTimeoutMs = 1000;
+const handoffTimeouts = { timeoutMs: 500, slowForMs: 30_000 };
 
 /** A worker that has not taken its lease within this time after being spawned is considered dead. */
 const startGraceMs = 30_000;
@@ -59,7 +60,7 @@ const startGraceMs = 30_000;
  */
 export class Supervisor {
   /** Connections to the workers on this host that inputs were handed to. */
-  private readonly handoffs = new HandoffClient();
+  private readonly handoffs = new HandoffClient(handoffTimeouts);
 
   constructor(private readonly options: SupervisorOptions) {}
 
@@ -128,7 +129,7 @@ export class Supervisor {
     if (this.options.store.kind !== 'sqlite' || execution.state !== 'idle' || !this.isHere(execution))
       return null;
     const path = handoffSocketPath(this.options.paths, execution.id);
-    return path ? this.handoffs.handOff(path, message, handoffTimeoutMs) : null;
+    return path ? this.handoffs.handOff(path, message) : null;
   }
 
   /** Whether the execution's worker runs on this host, and still does. */
