@@ -12,6 +12,7 @@ interface Spread {
 interface AgentdSide extends Spread {
   addedMedianMs: number;
   addedP95Ms: number;
+  pairedAdded: { median: number; low: number; high: number };
   stages: Record<'inputAccepted' | 'inputDelivered' | 'firstEventJournaled', Spread>;
 }
 
@@ -19,7 +20,7 @@ interface AgentdSide extends Spread {
 export const sendCase: BenchCase = {
   name: 'send',
   description:
-    "send → the turn's first agent event on a live idle session: runtime.send() against a direct ClaudeBackend session, interleaved (BENCH_BASELINE=DIR adds an earlier build)",
+    "send → the turn's first agent event on a live idle session: runtime.send() against a direct ClaudeBackend session, interleaved (BENCH_BASELINE=DIR adds an earlier build; BENCH_SEND_RUNS samples a side, default 200)",
   async run({ root, runs, log }) {
     const data = await runScript({ root, script: 'send.ts', runs, log });
     const sides = [['this build', data.agentd as AgentdSide]] as Array<[string, AgentdSide]>;
@@ -45,7 +46,7 @@ export const sendCase: BenchCase = {
       `Added by agentd after 7 s of quiet: ${afterIdle.addedMedianMs} ms at the median.`,
       ...sides.map(
         ([name, side]) =>
-          `Added by agentd (${name}): ${side.addedMedianMs} ms at the median, ${side.addedP95Ms} ms at p95.`,
+          `Added by agentd (${name}): ${side.addedMedianMs} ms at the median, ${side.addedP95Ms} ms at p95; sample by sample ${side.pairedAdded.median} ms at the median (95% interval ${side.pairedAdded.low} to ${side.pairedAdded.high}).`,
       ),
       `Load average ${machine.loadAverage} at the start, ${data.loadAverageAtEnd} at the end.`,
     ].join('\n');

@@ -17,8 +17,14 @@
  * build's runtime and worker on a session of their own, joins the same interleaving: before/after
  * in one run, under one load.
  *
+ * Besides the difference of the two medians, the median of the paired differences (each agentd
+ * sample minus the direct sample right after it) with its 95% confidence interval: `claude` and the
+ * model vary by several ms from one sample to the next, so a few dozen samples cannot tell +4 ms from
+ * +7 (decision 0132).
+ *
  * Run: npm run build && node --import tsx bench/scripts/send.ts   (prints one JSON object)
- * BENCH_RUNS sets the samples per side (default 10; use 20 or more).
+ * BENCH_SEND_RUNS sets the samples per side (default 200, about a minute; BENCH_RUNS, the other
+ * benchmarks' count, is too few here).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -31,9 +37,9 @@ import { ClaudeBackend, createRuntime, defaultClaudeConfig, type Runtime } from 
 import { startScriptedModel } from '../../src/testing/index.js';
 import { AsyncQueue } from '../../src/util/async-queue.js';
 import { machine } from '../lib/machine.js';
-import { median } from '../lib/stats.js';
+import { median, medianInterval } from '../lib/stats.js';
 
-const runs = Number(process.env.BENCH_RUNS || 10);
+const runs = Number(process.env.BENCH_SEND_RUNS || 200);
 /** Samples per side after 7 s of quiet each. @default 5 */
 const idleRuns = Number(process.env.BENCH_SEND_IDLE_RUNS || 5);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -144,12 +150,24 @@ async function directSide(options: { cwd: string; env: Record<string, string> })
   };
 }
 
-function agentdResult(side: Awaited<ReturnType<typeof agentdSide>>, direct: ReturnType<typeof spread>) {
+function agentdResult(
+  side: Awaited<ReturnType<typeof agentdSide>>,
+  direct: ReturnType<typeof spread>,
+  directSamples: number[],
+) {
   const agentd = spread(side.samples);
+  const paired = side.samples.map((value, index) => value - (directSamples[index] ?? Number.NaN));
+  const interval = medianInterval(paired);
   return {
     ...agentd,
     addedMedianMs: round(agentd.median - direct.median),
     addedP95Ms: round(agentd.p95 - direct.p95),
+    pairedAdded: {
+      what: 'each sample minus the direct sample taken right after it: median and its 95% interval',
+      median: round(median(paired)),
+      low: round(interval.low),
+      high: round(interval.high),
+    },
     stages: {
       what: "ms after send() began, from the journal records' createdAt (whole milliseconds)",
       inputAccepted: spread(side.stages.accepted),
@@ -217,10 +235,10 @@ async function main(): Promise<void> {
       loadAverageAtEnd: round(loadavg()[0] ?? Number.NaN),
       runs,
       what: "send → the turn's first agent.* event on a live idle session, ms",
-      agentd: agentdResult(current, directSpread),
+      agentd: agentdResult(current, directSpread, direct.samples),
       ...(baseline
         ? {
-            baseline: { dir: baselineDir, ...agentdResult(baseline, directSpread) },
+            baseline: { dir: baselineDir, ...agentdResult(baseline, directSpread, direct.samples) },
             // Sample by sample (adjacent in time, so under the same load): this build minus the baseline.
             pairedDifference: spread(
               current.samples.map((value, index) => value - (baseline.samples[index] ?? 0)),
